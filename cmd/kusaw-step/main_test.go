@@ -1,0 +1,55 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+// runCmd runs the command line args with stdin and returns what it printed
+// and its exit status.
+func runCmd(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	if err != nil && !strings.Contains(err.Error(), "already reported") {
+		errb.WriteString("kusaw-step: " + err.Error() + "\n")
+	}
+	return out.String(), errb.String(), exitCode(err)
+}
+
+func TestUsage(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		in   string // a substring of stdout+stderr
+	}{
+		{nil, exitUsage, "Usage:"},
+		{[]string{"help"}, exitOK, "kusaw-step validate KIND FILE|-"},
+		{[]string{"bogus"}, exitUsage, `unknown command "bogus"`},
+		{[]string{"validate"}, exitUsage, "usage: kusaw-step validate KIND FILE|-"},
+		{[]string{"validate", "nope", "-"}, exitUsage, `unknown document kind "nope"`},
+		{[]string{"validate", "result", "/no/such/file"}, exitUsage, "no such file"},
+		{[]string{"validate", "-x"}, exitUsage, "flag provided but not defined"},
+		{[]string{"schema"}, exitUsage, "usage: kusaw-step schema --doc | kusaw-step schema KIND"},
+		{[]string{"schema", "outputs:nope"}, exitUsage, `unknown document kind "outputs:nope"`},
+	}
+	for _, tt := range tests {
+		out, errs, code := runCmd(t, "", tt.args...)
+		if code != tt.code || !strings.Contains(out+errs, tt.in) {
+			t.Errorf("kusaw-step %s: exit %d, output %q; want exit %d and %q", strings.Join(tt.args, " "), code, out+errs, tt.code, tt.in)
+		}
+	}
+}
+
+func TestSchema(t *testing.T) {
+	out, _, code := runCmd(t, "", "schema", "event:progress")
+	if code != exitOK || !strings.Contains(out, `"const": "progress"`) {
+		t.Errorf("schema event:progress: exit %d, %q", code, out)
+	}
+	out, _, code = runCmd(t, "", "schema", "--doc")
+	if code != exitOK || !strings.Contains(out, "\n## Environment variables\n") || strings.Count(out, " | 2 |\n") != 548 {
+		t.Errorf("schema --doc: exit %d, %d field rows; want 548 field rows", code, strings.Count(out, " | 2 |\n"))
+	}
+}

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"context"
+	"strings"
+
+	"kusaw.dev/step/schemas"
+)
+
+// cmdSchema prints one embedded schema, or with --doc the whole reference.
+func cmdSchema(_ context.Context, env *cmdEnv, args []string) error {
+	fs := newFlags("schema", env)
+	doc := fs.Bool("doc", false, "print the whole reference: every field table, rendered from the schemas")
+	fs.Usage = func() {
+		env.stderr.Write([]byte("usage: kusaw-step schema --doc | kusaw-step schema KIND\nkinds: " + strings.Join(schemas.Kinds(), ", ") + "\n"))
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *doc && fs.NArg() == 0:
+		return schemas.Doc(env.stdout)
+	case !*doc && fs.NArg() == 1:
+		src, err := schemas.Source(fs.Arg(0))
+		if err != nil {
+			return usageErrorf("%v", err)
+		}
+		_, err = env.stdout.Write(src)
+		return err
+	}
+	fs.Usage()
+	return &exitError{code: exitUsage, err: errSilent}
+}
