@@ -225,3 +225,10 @@ func mustParse(t *testing.T, data []byte) any {
 	}
 	return doc
 }
+
+func TestEnvVars(t *testing.T) {
+	vars := schemas.EnvVars()
+	if len(vars) != 44 || vars[0].Name != "KUSAW_PROTOCOL" || vars[0].When != "handshake and attempt" {
+		t.Errorf("EnvVars() = %d variables starting %+v; want 44 starting with KUSAW_PROTOCOL", len(vars), vars[0])
+	}
+}
