@@ -1,0 +1,190 @@
+package request
+
+import (
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+
+	"kusaw.dev/step/protocol"
+	"kusaw.dev/step/schemas"
+)
+
+// EnvOptions are the parts of an attempt's environment that a request does
+// not say. An empty path leaves its variable out.
+type EnvOptions struct {
+	ConfigSnapshot string // KUSAW_CONFIG_SNAPSHOT, the run's read-only config snapshot; "" sets it empty
+	Sandbox        string // KUSAW_SANDBOX: "seatbelt", "bwrap" or "" when not sandboxed; always set
+	RequestFile    string // KUSAW_REQUEST, for an interactive step
+	ResultFile     string // KUSAW_RESULT, for an interactive step
+	EventsFile     string // KUSAW_EVENTS, for an interactive step
+	NotesFile      string // KUSAW_NOTES_FILE, the JSONL file of steer notes
+}
+
+// reserved is the prefix of every variable the protocol owns.
+const reserved = "KUSAW_"
+
+// baseRefRow is the table's name for the per-repo KUSAW_BASE_REF_<LABEL>.
+const baseRefRow = "KUSAW_BASE_REF_<LABEL>"
+
+// Env returns the environment of an attempt of req: base (nil means
+// os.Environ()) in its order without any KUSAW_* variable it has, then
+// the KUSAW_* variables of the spec's table (schemas.EnvVars), in the
+// table's order, each once:
+//
+//   - every "handshake and attempt" and "every attempt" variable, from req
+//     and eo (KUSAW_HANDSHAKE is empty during an attempt; a null id, no
+//     loop or no snapshot leave their variable empty);
+//   - KUSAW_REPO when req has exactly one repo;
+//   - KUSAW_BASE_REF_<LABEL> for each repo, the label's ASCII letters
+//     upper-cased and any other character than A-Z, 0-9 and _ made _
+//     ("my-repo" gives KUSAW_BASE_REF_MY_REPO): the commit of the repo's
+//     stacked_on, or empty when the repo starts at the base branch (the
+//     first repo wins when two labels give the same name);
+//   - KUSAW_SANDBOX, always, even when empty;
+//   - KUSAW_REQUEST, KUSAW_RESULT, KUSAW_EVENTS and KUSAW_NOTES_FILE when
+//     eo gives their paths.
+//
+// So the protocol's reserved names always win over inherited ones. The
+// table's other optional variables (KUSAW_BIN, KUSAW_ATLAS_*, ...) belong
+// to the factory and are never set. req must not be nil.
+func Env(base []string, req *protocol.Request, eo EnvOptions) []string {
+	if base == nil {
+		base = os.Environ()
+	}
+	env := make([]string, 0, len(base)+16)
+	for _, kv := range base {
+		if !strings.HasPrefix(kv, reserved) {
+			env = append(env, kv)
+		}
+	}
+	seen := make(map[string]bool)
+	add := func(name, value string) {
+		if !seen[name] {
+			seen[name] = true
+			env = append(env, name+"="+value)
+		}
+	}
+	for _, v := range schemas.EnvVars() {
+		if v.Name == baseRefRow {
+			for _, r := range req.Repos {
+				add(baseRefName(r.Label), stackedOn(r))
+			}
+		} else if value, ok := attemptValue(v.Name, req, eo); ok {
+			add(v.Name, value)
+		}
+	}
+	return env
+}
+
+// attemptValue returns the value of the variable name for an attempt of
+// req, and false when the attempt does not set it.
+func attemptValue(name string, req *protocol.Request, eo EnvOptions) (string, bool) {
+	switch name {
+	case "KUSAW_PROTOCOL":
+		return strconv.Itoa(protocol.Version), true
+	case "KUSAW_HANDSHAKE":
+		return "", true
+	case "KUSAW_RUN_ID":
+		return deref(req.RunID), true
+	case "KUSAW_TASK_ID":
+		return deref(req.TaskID), true
+	case "KUSAW_STEP_ID":
+		return req.Step.ID, true
+	case "KUSAW_WORKTREE":
+		return deref(req.Worktree), true
+	case "KUSAW_ARTIFACTS_DIR":
+		return req.ArtifactsDir, true
+	case "KUSAW_ATTEMPT":
+		return strconv.Itoa(req.Step.Attempt), true
+	case "KUSAW_ITERATION":
+		return iteration(req.Loop), true
+	case "KUSAW_CONFIG_SNAPSHOT":
+		return eo.ConfigSnapshot, true
+	case "KUSAW_REPOS":
+		return repoLabels(req.Repos), true
+	case "KUSAW_REPO":
+		return oneRepo(req.Repos)
+	case "KUSAW_SANDBOX":
+		return eo.Sandbox, true
+	}
+	return pathValue(name, eo)
+}
+
+// pathValue returns the file paths eo gives, and false for any other name.
+func pathValue(name string, eo EnvOptions) (string, bool) {
+	var path string
+	switch name {
+	case "KUSAW_REQUEST":
+		path = eo.RequestFile
+	case "KUSAW_RESULT":
+		path = eo.ResultFile
+	case "KUSAW_EVENTS":
+		path = eo.EventsFile
+	case "KUSAW_NOTES_FILE":
+		path = eo.NotesFile
+	}
+	return path, path != ""
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func iteration(l *protocol.Loop) string {
+	if l == nil {
+		return ""
+	}
+	return strconv.Itoa(l.Iteration)
+}
+
+func repoLabels(repos []protocol.Repo) string {
+	labels := make([]string, len(repos))
+	for i, r := range repos {
+		labels[i] = r.Label
+	}
+	return strings.Join(labels, ",")
+}
+
+func oneRepo(repos []protocol.Repo) (string, bool) {
+	if len(repos) != 1 {
+		return "", false
+	}
+	return repos[0].Label, true
+}
+
+// baseRefName is KUSAW_BASE_REF_ and label with ASCII letters upper-cased
+// and any other character than A-Z, 0-9 and _ replaced by _.
+func baseRefName(label string) string {
+	name := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z':
+			return r - 'a' + 'A'
+		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_':
+			return r
+		}
+		return '_'
+	}, label)
+	return "KUSAW_BASE_REF_" + name
+}
+
+// stackedOn returns the commit of the repo's stacked_on, a field the typed
+// core keeps among the unknown ones, or "" when there is none.
+func stackedOn(r protocol.Repo) string {
+	if len(r.Unknown) == 0 {
+		return ""
+	}
+	var extra struct {
+		StackedOn *struct {
+			Commit string `json:"commit"`
+		} `json:"stacked_on"`
+	}
+	if json.Unmarshal(r.Unknown, &extra) != nil || extra.StackedOn == nil {
+		return ""
+	}
+	return extra.StackedOn.Commit
+}
