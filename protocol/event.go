@@ -95,7 +95,10 @@ func newEvent(t string) Event {
 }
 
 // DecodeEvent decodes one event line strictly (no duplicate keys, valid
-// UTF-8, one value). It checks the type, not the schema.
+// UTF-8, one value). It checks the type, not the schema, and decodes into
+// Go types: an integer written 1.0, or beyond int64, is an error here
+// though the schema accepts it. events.Read is the reader that agrees with
+// the schema exactly.
 func DecodeEvent(line []byte) (Event, error) {
 	var head struct {
 		Type string `json:"type"`

@@ -188,6 +188,19 @@ func Validate(kind string, doc any) error {
 		_, err := Source(kind)
 		return err
 	}
+	return validate(kind, s, doc)
+}
+
+// validate runs the validator, turning a crash into a problem: the
+// validator (jsonschema/v6 v6.0.3) panics when it compares a bound with a
+// number math/big refuses, such as 1e9999999, and a step chooses the
+// numbers it prints.
+func validate(kind string, s *jsonschema.Schema, doc any) (err error) {
+	defer func() {
+		if recover() != nil {
+			err = &Error{Kind: kind, Problems: []Problem{{Message: "the document cannot be checked: a number is too large or too precise for the checker"}}}
+		}
+	}()
 	return asError(kind, s.Validate(doc))
 }
 
@@ -201,7 +214,7 @@ func validateEvent(all map[string]*jsonschema.Schema, doc any) error {
 	if !ok {
 		return &Error{Kind: "event", Problems: []Problem{unknownType(obj["type"])}}
 	}
-	return asError("event", s.Validate(doc))
+	return validate("event", s, doc)
 }
 
 func unknownType(t any) Problem {

@@ -142,6 +142,7 @@ func TestValidateProblems(t *testing.T) {
 		{"event", `[1]`, []string{"(root): got an array, want an object"}},
 		{"event:usage", `{"type":"usage","cost_source":"guessed"}`, []string{"/cost_source: value must be one of 'reported', 'computed', null"}},
 		{"result", `{"type":"result","protocol_version":1,"status":"done","reason_code":"x","message":"m"}`, []string{"/protocol_version: value must be 2", "/status: value must be one of 'ok', 'fail', 'retry', 'reject'"}},
+		{"event", `{"type":"progress","message":"m","percent":1e9999999}`, []string{"(root): the document cannot be checked: a number is too large or too precise for the checker"}},
 		{"outputs:score", `{"score":2}`, []string{"/score: maximum: got 2, want 1"}},
 	}
 	for _, tt := range tests {

@@ -38,5 +38,5 @@ func Compile(name string, doc any) (*Schema, error) {
 // Validate checks doc against the schema and returns nil or an [*Error]
 // whose Kind is the schema's name.
 func (s *Schema) Validate(doc any) error {
-	return asError(s.name, s.s.Validate(doc))
+	return validate(s.name, s.s, doc)
 }

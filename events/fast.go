@@ -1,0 +1,321 @@
+package events
+
+import (
+	"bytes"
+	"reflect"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"kusaw.dev/step/protocol"
+)
+
+// lineKind is what the fast checker makes of a line.
+type lineKind uint8
+
+const (
+	lineInvalid lineKind = iota // breaks the protocol; the slow path says how
+	lineEvent                   // a valid event of one of the six types
+	lineResult                  // the result candidate: a strict JSON object with "type":"result"
+)
+
+// checker is the fast path: it checks a line in one pass of a reused
+// jsontext.Decoder (strict: valid UTF-8, no duplicate names, one value),
+// against rules compiled from the event schemas, and builds the typed event
+// as it goes. It gives the same verdict as protocol.Parse followed by
+// schemas.Validate("event", …) (FuzzFastPath holds it to that), but says
+// nothing about why a line is invalid: the slow path does.
+//
+// A checker is not safe for concurrent use.
+type checker struct {
+	rules   *ruleSet
+	dec     jsontext.Decoder
+	in      bytes.Buffer // the line being read; the decoder reads it in place
+	scratch []byte       // unescaped names and strings
+}
+
+// newChecker returns a checker using the compiled event rules.
+func newChecker() *checker {
+	return &checker{rules: eventRules()}
+}
+
+// check classifies one line. For a valid event it returns the event, newly
+// allocated: the caller may keep it.
+func (c *checker) check(line []byte) (lineKind, protocol.Event) {
+	c.start(line)
+	if c.dec.PeekKind() != '{' {
+		return lineInvalid, nil
+	}
+	c.dec.ReadToken()
+	spec, result, first, ok := c.findType()
+	switch {
+	case !ok:
+		return lineInvalid, nil
+	case result:
+		return c.result(line), nil
+	case !first:
+		// Members before "type" were only skipped: read them again, now
+		// that their rules are known.
+		c.start(line)
+		c.dec.ReadToken()
+	}
+	return c.event(line, spec, first)
+}
+
+// start makes the decoder read line afresh.
+func (c *checker) start(line []byte) {
+	c.in.Reset()
+	c.in.Write(line)
+	c.dec.Reset(&c.in)
+}
+
+// findType reads members up to "type" and returns its event spec, or
+// result set for "result". first reports that "type" was the first member.
+// ok is false for a line without a known type or with a syntax error.
+func (c *checker) findType() (spec *eventSpec, result, first, ok bool) {
+	for i := 0; ; i++ {
+		name, more := c.nextName()
+		if !more {
+			return nil, false, false, false
+		}
+		if string(name) != "type" {
+			if c.dec.SkipValue() != nil {
+				return nil, false, false, false
+			}
+			continue
+		}
+		v, err := c.dec.ReadValue()
+		if err != nil || v.Kind() != '"' {
+			return nil, false, false, false
+		}
+		t := c.unquote(v)
+		if string(t) == "result" {
+			return nil, true, i == 0, true
+		}
+		spec = c.rules.lookup(t)
+		return spec, false, i == 0, spec != nil
+	}
+}
+
+// nextName reads the next member name of the current object, unescaped,
+// valid until the next read. It returns more false, having read nothing, at
+// the object's end or a syntax error: [checker.end] tells them apart.
+func (c *checker) nextName() (name []byte, more bool) {
+	if !c.nameNext() && c.dec.PeekKind() != '"' {
+		return nil, false
+	}
+	v, err := c.dec.ReadValue()
+	if err != nil {
+		return nil, false
+	}
+	return c.unquote(v), true
+}
+
+// nameNext reports whether the unread input starts with a name, after
+// white space and a comma: a cheap look that spares PeekKind. It is only a
+// hint; ReadValue checks the syntax.
+func (c *checker) nameNext() bool {
+	rest := c.dec.UnreadBuffer()
+	i := skipSpace(rest, 0)
+	if i < len(rest) && rest[i] == ',' {
+		i = skipSpace(rest, i+1)
+	}
+	return i < len(rest) && rest[i] == '"'
+}
+
+// skipSpace returns the index of the first byte of b at or after i that is
+// not JSON white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// end reads the '}' of the top-level object and reports whether only
+// white space follows it.
+func (c *checker) end(line []byte) bool {
+	if c.dec.PeekKind() != '}' {
+		return false
+	}
+	if _, err := c.dec.ReadToken(); err != nil {
+		return false
+	}
+	return len(bytes.TrimLeft(line[c.dec.InputOffset():], " \t\r\n")) == 0
+}
+
+// result checks the rest of a result line: well-formed, strictly.
+func (c *checker) result(line []byte) lineKind {
+	for {
+		if _, more := c.nextName(); !more {
+			break
+		}
+		if c.dec.SkipValue() != nil {
+			return lineInvalid
+		}
+	}
+	if !c.end(line) {
+		return lineInvalid
+	}
+	return lineResult
+}
+
+// event checks every member of an event of type spec and builds it.
+// typeRead reports that the "type" member was already read (and checked).
+func (c *checker) event(line []byte, spec *eventSpec, typeRead bool) (lineKind, protocol.Event) {
+	ev := spec.newEvent()
+	elem := reflect.ValueOf(ev).Elem()
+	var seen uint64
+	if typeRead {
+		seen = spec.typeBit
+	}
+	for {
+		name, more := c.nextName()
+		if !more {
+			break
+		}
+		i := spec.index(name)
+		if i < 0 { // not in the schema: any well-formed value
+			if c.dec.SkipValue() != nil {
+				return lineInvalid, nil
+			}
+			continue
+		}
+		v, err := c.dec.ReadValue()
+		p := &spec.props[i]
+		if err != nil || !c.accepts(&p.rule, v) {
+			return lineInvalid, nil
+		}
+		if p.field != nil {
+			c.set(elem.FieldByIndex(p.field), p, v)
+		}
+		seen |= 1 << i
+	}
+	if seen&spec.required != spec.required || !c.end(line) {
+		return lineInvalid, nil
+	}
+	return lineEvent, ev
+}
+
+// unquote returns the name or string v without its quotes, unescaped. The
+// result is valid until the next call.
+func (c *checker) unquote(v jsontext.Value) []byte {
+	if bytes.IndexByte(v, '\\') < 0 {
+		return v[1 : len(v)-1]
+	}
+	c.scratch, _ = jsontext.AppendUnquote(c.scratch[:0], v) // v is valid: no error
+	return c.scratch
+}
+
+// accepts reports whether the value v satisfies rule r, exactly as the
+// schema validator decides.
+func (c *checker) accepts(r *rule, v jsontext.Value) bool {
+	k := v.Kind()
+	var num number
+	if k == '0' {
+		num = parseNumber(v)
+	}
+	if !r.typeOK(k, &num) {
+		return false
+	}
+	if r.enum != nil && !c.inEnum(r.enum, k, v) {
+		return false
+	}
+	if k != '0' || r.min == nil && r.max == nil {
+		return true
+	}
+	// The validator cannot compare a number big.Rat does not parse (it
+	// panics); such a number is rejected.
+	return num.ratOK() &&
+		(r.min == nil || cmpNumbers(&num, r.min) >= 0) &&
+		(r.max == nil || cmpNumbers(&num, r.max) <= 0)
+}
+
+// typeOK checks the JSON type of a value of kind k. A number is an
+// integer when big.Rat parses it and it has no fractional part: 1.0 and
+// 1e2 are integers, as JSON Schema says.
+func (r *rule) typeOK(k jsontext.Kind, num *number) bool {
+	if r.types == 0 {
+		return true
+	}
+	var t typeSet
+	switch k {
+	case 'n':
+		t = tNull
+	case 't', 'f':
+		t = tBoolean
+	case '"':
+		t = tString
+	case '{':
+		t = tObject
+	case '[':
+		t = tArray
+	case '0':
+		if r.types&tNumber != 0 {
+			return true
+		}
+		return r.types&tInteger != 0 && num.ratOK() && num.isInt()
+	}
+	return r.types&t != 0
+}
+
+// inEnum reports whether the value v of kind k is one of the literals.
+func (c *checker) inEnum(enum []literal, k jsontext.Kind, v jsontext.Value) bool {
+	var s []byte
+	if k == '"' {
+		s = c.unquote(v)
+	}
+	for _, l := range enum {
+		if l.kind == byte(k) && (k != '"' || l.str == string(s)) {
+			return true
+		}
+	}
+	return false
+}
+
+// set stores the valid value v of property p in the event field f, of a
+// type that [fits] the rule: string, bool, float64 or int64, or a pointer
+// to one (left nil for null).
+func (c *checker) set(f reflect.Value, p *prop, v jsontext.Value) {
+	if p.ptr {
+		c.setPtr(f, v)
+		return
+	}
+	switch f.Kind() {
+	case reflect.String:
+		f.SetString(string(c.unquote(v)))
+	case reflect.Bool:
+		f.SetBool(v.Kind() == 't')
+	case reflect.Float64:
+		f.SetFloat(float64Value(v))
+	case reflect.Int64:
+		f.SetInt(int64Of(v))
+	}
+}
+
+// setPtr is set for a pointer field.
+func (c *checker) setPtr(f reflect.Value, v jsontext.Value) {
+	if v.Kind() == 'n' {
+		return
+	}
+	var x any
+	switch f.Type().Elem().Kind() {
+	case reflect.String:
+		x = ptrTo(string(c.unquote(v)))
+	case reflect.Bool:
+		x = ptrTo(v.Kind() == 't')
+	case reflect.Float64:
+		x = ptrTo(float64Value(v))
+	case reflect.Int64:
+		x = ptrTo(int64Of(v))
+	}
+	f.Set(reflect.ValueOf(x))
+}
+
+// ptrTo returns a pointer to a new copy of x.
+func ptrTo[T any](x T) *T { return &x }
+
+// int64Of returns the integer v, saturated to the int64 range.
+func int64Of(v jsontext.Value) int64 {
+	n := parseNumber(v)
+	return n.int64Value()
+}
