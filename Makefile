@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/kusaw-step
 
-.PHONY: build test demo bench fuzz examples clean
+.PHONY: build test demo bench fuzz clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/kusaw-step
@@ -12,14 +12,12 @@ test:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
 	GOOS=darwin $(GO) vet ./...
-	$(GO) test -race ./...
+	$(GO) test -race -parallel 8 ./...
 
-# Validate the bundled example documents with the CLI.
+# Run the bundled Go example step through the runner and show the verdict.
 demo: build
-	@for f in schemas/testdata/valid/*.json; do \
-		kind=$$(basename $$f .json | sed 's/^outputs-/outputs:/'); \
-		printf '%-28s ' "$$kind"; $(BIN) validate $$kind $$f && echo valid; \
-	done
+	$(GO) build -o bin/hello ./examples/steps/hello
+	$(BIN) run --out kusaw-runs/demo --config '{"name":"Kusaw","delay":"250ms"}' bin/hello
 
 bench:
 	$(GO) test -run=NONE -bench=. -benchmem ./...

@@ -9,6 +9,16 @@
 //	kusaw-step validate KIND FILE|-             validate a document
 //	kusaw-step schema KIND | --doc              print an embedded schema, or the whole reference
 //
+// run hands the step a request (--request FILE, or one synthesized from
+// --mode, --config JSON|@FILE, --worktree, --artifacts and --timeout), reads
+// its events live, checks its result and writes the attempt folder (--out,
+// default kusaw-runs/STEP-TIME): request.json, stdout.jsonl, stderr.log,
+// result.json, attempt.json and artifacts/. It shows a live status line on a
+// terminal and a verdict block; --json prints the attempt record instead.
+// On a timeout or SIGINT the step's process group gets SIGTERM, then SIGKILL
+// after --grace (default 5s). The first protocol error stops the step unless
+// --keep-going.
+//
 // validate takes the kinds handshake, request, event, result and
 // outputs:NAME, where NAME is one of score, classify, improvement-draft,
 // plan, retro, review-findings, review-fix, review-match, review, selection,

@@ -23,8 +23,11 @@ func main() {
 
 // commands maps each subcommand to its function.
 var commands = map[string]func(ctx context.Context, env *cmdEnv, args []string) error{
-	"schema":   cmdSchema,
-	"validate": cmdValidate,
+	"handshake": cmdHandshake,
+	"request":   cmdRequest,
+	"run":       cmdRun,
+	"schema":    cmdSchema,
+	"validate":  cmdValidate,
 }
 
 // cmdEnv is what a subcommand may touch of the outside world.

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"kusaw.dev/step/handshake"
+	"kusaw.dev/step/protocol"
+)
+
+// cmdHandshake runs a step's handshake and prints what it declared.
+func cmdHandshake(ctx context.Context, env *cmdEnv, args []string) error {
+	fs := newFlags("handshake", env)
+	asJSON := fs.Bool("json", false, "print {handshake, warnings} as JSON")
+	timeout := fs.Duration("timeout", 0, "how long the step may take to answer (default 10s)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usageErrorf("usage: kusaw-step handshake [--json] STEP [ARG...]")
+	}
+	info, err := handshake.Run(ctx, fs.Args(), handshake.Options{Timeout: *timeout})
+	var he *handshake.Error
+	if errors.As(err, &he) {
+		fmt.Fprintln(env.stderr, he.Error())
+		return failed(errSilent)
+	}
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(env, map[string]any{"handshake": jsontext.Value(info.Raw), "warnings": nonNil(info.Warnings)})
+	}
+	printHandshake(env, info)
+	return nil
+}
+
+func printHandshake(env *cmdEnv, info *handshake.Info) {
+	h := info.Handshake
+	w := env.stdout
+	fmt.Fprintf(w, "%s %s\n", h.Name, h.Version)
+	if h.Description != "" {
+		fmt.Fprintf(w, "  %s\n", h.Description)
+	}
+	fmt.Fprintf(w, "  protocol versions  %v\n  interactive        %v\n", h.ProtocolVersions, h.Interactive)
+	field(w, "features", h.Features)
+	for _, n := range h.NeedsEnv {
+		secret := ""
+		if n.Secret {
+			secret = " (secret)"
+		}
+		fmt.Fprintf(w, "  needs env          %s%s\n", n.Name, secret)
+	}
+	if p := h.NeedsPaths; p != nil {
+		field(w, "needs to read", p.Read)
+		field(w, "needs to write", p.Write)
+	}
+	field(w, "egress", h.Egress)
+	if info.OutputsSchema != nil {
+		fmt.Fprintf(w, "  outputs_schema     compiled\n")
+	}
+	for _, wn := range info.Warnings {
+		fmt.Fprintf(w, "warning: %s: %s\n", wn.Code, wn.Message)
+	}
+}
+
+func field(w interface{ Write([]byte) (int, error) }, name string, vals []string) {
+	if len(vals) > 0 {
+		fmt.Fprintf(w, "  %-18s %v\n", name, vals)
+	}
+}
+
+func nonNil(ws []protocol.Warning) []protocol.Warning {
+	if ws == nil {
+		return []protocol.Warning{}
+	}
+	return ws
+}
+
+func printJSON(env *cmdEnv, v any) error {
+	data, err := json.Marshal(v, json.Deterministic(true))
+	if err != nil {
+		return err
+	}
+	_, err = env.stdout.Write(append(data, '\n'))
+	return err
+}

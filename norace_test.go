@@ -1,0 +1,5 @@
+//go:build !race
+
+package step_test
+
+const raceEnabled = false

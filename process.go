@@ -1,0 +1,275 @@
+package step
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"kusaw.dev/step/events"
+	"kusaw.dev/step/internal/proc"
+	"kusaw.dev/step/protocol"
+	"kusaw.dev/step/request"
+)
+
+// drainDelay is how long the runner keeps reading after the step's group
+// is gone: a process that left the group (a daemon that called setsid)
+// may still hold stdout, and must not hang the attempt.
+const drainDelay = 2 * time.Second
+
+// output is what the step did while it ran.
+type output struct {
+	startErr   error
+	state      *os.ProcessState
+	summary    *events.Summary
+	usage      *protocol.Usage
+	artifacts  []protocol.Artifact // from artifact events, checked at the end
+	stop       stopCause           // why the runner stopped the step; stopNone if it exited by itself
+	killed     bool                // SIGKILL was needed
+	forced     bool                // reading was cut after drainDelay
+	stdout     *events.CappedWriter
+	stderr     *events.CappedWriter
+	stderrTail *events.Tail
+}
+
+// stopCause says why the runner stopped the step.
+type stopCause int
+
+const (
+	stopNone      stopCause = iota
+	stopCancelled           // the caller cancelled
+	stopTimeout             // time_left_ms ran out
+	stopProblem             // the first protocol error
+	stopLingered            // no exit within completion_grace_seconds of the result
+)
+
+// signals carry news from the stdout pump to the supervisor.
+type signals struct {
+	result, problem         chan struct{}
+	resultOnce, problemOnce sync.Once
+}
+
+func (s *signals) sawResult()  { s.resultOnce.Do(func() { close(s.result) }) }
+func (s *signals) sawProblem() { s.problemOnce.Do(func() { close(s.problem) }) }
+
+// pipes are the step's standard streams: the child's ends and ours.
+type pipes struct {
+	stdinR, stdinW, stdoutR, stdoutW, stderrR, stderrW *os.File
+}
+
+func newPipes() (*pipes, error) {
+	var p pipes
+	var err error
+	if p.stdinR, p.stdinW, err = os.Pipe(); err != nil {
+		return nil, err
+	}
+	if p.stdoutR, p.stdoutW, err = os.Pipe(); err != nil {
+		p.close()
+		return nil, err
+	}
+	if p.stderrR, p.stderrW, err = os.Pipe(); err != nil {
+		p.close()
+		return nil, err
+	}
+	return &p, nil
+}
+
+// closeChild closes the child's ends, once the child has its copies.
+func (p *pipes) closeChild() {
+	for _, f := range []*os.File{p.stdinR, p.stdoutW, p.stderrW} {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// close closes every end; closing our ends also ends a pump blocked on one.
+func (p *pipes) close() {
+	p.closeChild()
+	for _, f := range []*os.File{p.stdinW, p.stdoutR, p.stderrR} {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// execute runs the step on the request and reads all it says. It returns
+// when the step's group is gone and every stream is drained.
+func (at *attempt) execute(ctx context.Context) *output {
+	out := &output{stderrTail: events.NewTail(8 << 10)}
+	logs, err := at.openLogs(out)
+	if err != nil {
+		out.startErr = err
+		return out
+	}
+	defer logs.close()
+	pp, err := newPipes()
+	if err != nil {
+		out.startErr = err
+		return out
+	}
+	defer pp.close()
+	p, err := at.start(pp)
+	pp.closeChild()
+	if err != nil {
+		out.startErr = err
+		return out
+	}
+	sig := &signals{result: make(chan struct{}), problem: make(chan struct{})}
+	pumped := at.pump(pp, out, sig)
+	out.stop, out.killed = at.supervise(ctx, p, sig)
+	<-p.Exited()
+	out.state = p.State()
+	p.Reap(at.grace)
+	out.forced = drain(pumped, pp)
+	return out
+}
+
+// start starts the step in its own process group.
+func (at *attempt) start(pp *pipes) (*proc.Process, error) {
+	cmd := exec.Command(at.a.Command[0], at.a.Command[1:]...)
+	cmd.Dir = at.dir
+	cmd.Env = request.Env(at.a.Env, at.req, request.EnvOptions{})
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = pp.stdinR, pp.stdoutW, pp.stderrW
+	return proc.Start(cmd)
+}
+
+// pump starts the three stream pumps and returns a channel closed when all
+// of them are done.
+func (at *attempt) pump(pp *pipes, out *output, sig *signals) <-chan struct{} {
+	var g errgroup.Group
+	g.Go(func() error { return writeRequest(pp.stdinW, at.a.Request) })
+	g.Go(func() error {
+		sum, err := events.Read(io.TeeReader(pp.stdoutR, out.stdout), at.readOptions(out, sig))
+		out.summary = sum
+		return err
+	})
+	g.Go(func() error {
+		_, err := io.Copy(io.MultiWriter(out.stderr, out.stderrTail), pp.stderrR)
+		return err
+	})
+	done := make(chan struct{})
+	go func() {
+		_ = g.Wait() // read errors after a forced close are expected
+		close(done)
+	}()
+	return done
+}
+
+// writeRequest hands the request to the step, then EOF. A step that never
+// reads stdin is fine: EPIPE and a closed pipe are not errors.
+func writeRequest(w *os.File, req []byte) error {
+	_, err := w.Write(req)
+	w.Close()
+	if errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+func (at *attempt) readOptions(out *output, sig *signals) events.Options {
+	obs := at.a.Observer
+	return events.Options{
+		MaxLine: int(at.limits.maxLine),
+		OnEvent: func(_ int, ev protocol.Event) {
+			switch e := ev.(type) {
+			case *protocol.Usage:
+				out.usage = e
+			case *protocol.ArtifactEvent:
+				out.artifacts = append(out.artifacts, e.Artifact)
+			}
+			if obs.Event != nil {
+				obs.Event(ev)
+			}
+		},
+		OnResult: func(int, []byte) { sig.sawResult() },
+		OnProblem: func(p *events.ProtocolError) {
+			sig.sawProblem()
+			if obs.Problem != nil {
+				obs.Problem(p)
+			}
+		},
+	}
+}
+
+// supervise waits for the step to exit, and stops its group when the
+// caller cancels, time runs out, the step lingers after its result, or it
+// breaks the protocol.
+func (at *attempt) supervise(ctx context.Context, p *proc.Process, sig *signals) (stopCause, bool) {
+	timeout := time.NewTimer(at.limits.timeLeft)
+	defer timeout.Stop()
+	var lingering <-chan time.Time
+	result, problem := sig.result, sig.problem
+	for {
+		var cause stopCause
+		select {
+		case <-p.Exited():
+			return stopNone, false
+		case <-ctx.Done():
+			cause = stopCancelled
+		case <-timeout.C:
+			cause = stopTimeout
+		case <-result:
+			result, lingering = nil, time.After(at.limits.completionGrace)
+			continue
+		case <-lingering:
+			cause = stopLingered
+		case <-problem:
+			problem = nil
+			if at.a.KeepGoing {
+				continue
+			}
+			cause = stopProblem
+		}
+		at.a.Log.Debug().Int("pid", p.Pid()).Int("cause", int(cause)).Msg("stopping the step's process group")
+		return cause, p.Stop(at.grace)
+	}
+}
+
+// drain waits for the pumps after the group is gone; a process that left
+// the group may still hold a pipe, so after drainDelay our ends are closed.
+// It reports whether it had to.
+func drain(pumped <-chan struct{}, pp *pipes) bool {
+	t := time.NewTimer(drainDelay)
+	defer t.Stop()
+	select {
+	case <-pumped:
+		return false
+	case <-t.C:
+		pp.close()
+		<-pumped
+		return true
+	}
+}
+
+// logs are the attempt's two log files.
+type logs struct{ stdout, stderr *os.File }
+
+func (l *logs) close() {
+	l.stdout.Close()
+	l.stderr.Close()
+}
+
+func (at *attempt) openLogs(out *output) (*logs, error) {
+	var l logs
+	var err error
+	at.rec.Logs.Stdout.Path = filepath.Join(at.a.OutDir, "stdout.jsonl")
+	at.rec.Logs.Stderr.Path = filepath.Join(at.a.OutDir, "stderr.log")
+	if l.stdout, err = os.Create(at.rec.Logs.Stdout.Path); err != nil {
+		return nil, err
+	}
+	if l.stderr, err = os.Create(at.rec.Logs.Stderr.Path); err != nil {
+		l.stdout.Close()
+		return nil, err
+	}
+	out.stdout = events.NewCappedWriter(l.stdout, at.limits.logCap)
+	out.stderr = events.NewCappedWriter(l.stderr, at.limits.logCap)
+	return &l, nil
+}

@@ -1,0 +1,193 @@
+package step
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/go-json-experiment/json"
+
+	"kusaw.dev/step/handshake"
+	"kusaw.dev/step/protocol"
+	"kusaw.dev/step/request"
+)
+
+// ErrAttempt is wrapped by every error [Run] returns: the runner itself
+// failed (the attempt folder could not be written, the request is not a
+// request), as opposed to the step, whose failures are verdicts in the
+// [Record].
+var ErrAttempt = errors.New("attempt")
+
+// The defaults of [Attempt]'s durations.
+const (
+	DefaultHandshakeTimeout = 10 * time.Second
+	DefaultGrace            = 5 * time.Second
+)
+
+// Run runs one attempt and returns its record. A step that misbehaves in
+// any way still gives a record with a verdict, and a nil error; the error
+// is for the runner's own failures, and then the record is as complete as
+// it could be made. Run returns only when the step's process group is gone
+// and every log is closed.
+func Run(ctx context.Context, a Attempt) (*Record, error) {
+	// 1. Read the request and lay out the attempt folder.
+	at, err := prepare(a)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrAttempt, err)
+	}
+	rec := at.rec
+
+	// 2. Ask the step who it is.
+	info, err := handshake.Run(ctx, a.Command, handshake.Options{
+		Timeout: at.handshakeTimeout, Dir: at.dir, Env: a.Env, MaxLine: int(at.limits.maxLine),
+	})
+	if err != nil {
+		at.handshakeFailed(ctx, err)
+		return rec, at.finish()
+	}
+	at.info = info
+	rec.Step.Name, rec.Step.Version = info.Handshake.Name, info.Handshake.Version
+	rec.Handshake = info.Raw
+	rec.Warnings = append(rec.Warnings, info.Warnings...)
+	if a.Observer.Handshake != nil {
+		a.Observer.Handshake(info)
+	}
+
+	// 3. Run the step on the request, reading everything it says.
+	out := at.execute(ctx)
+
+	// 4. Judge what it said, and write it all down.
+	at.judge(out)
+	return rec, at.finish()
+}
+
+// attempt is the state of one Run.
+type attempt struct {
+	a                Attempt
+	req              *protocol.Request
+	rec              *Record
+	info             *handshake.Info
+	dir              string // the step's working directory
+	artifactsDir     string
+	handshakeTimeout time.Duration
+	grace            time.Duration
+	limits           limits
+	started          time.Time
+}
+
+// limits are the request's caps, with the spec's defaults filled in.
+type limits struct {
+	maxLine, logCap, outputsMax int64
+	timeLeft, completionGrace   time.Duration
+}
+
+func prepare(a Attempt) (*attempt, error) {
+	if len(a.Command) == 0 {
+		return nil, errors.New("no step command")
+	}
+	req, err := request.Decode(a.Request)
+	if err != nil {
+		return nil, err
+	}
+	at := &attempt{a: a, req: req, started: time.Now(), limits: limitsOf(req)}
+	at.handshakeTimeout = cmp(a.HandshakeTimeout, DefaultHandshakeTimeout)
+	at.grace = cmp(a.Grace, DefaultGrace)
+	at.dir = a.Dir
+	if at.dir == "" && req.Worktree != nil {
+		at.dir = *req.Worktree
+	}
+	at.artifactsDir = req.ArtifactsDir
+	at.rec = &Record{
+		Status: protocol.StatusFail, Warnings: []protocol.Warning{}, Events: map[string]int{},
+		StartedAt: at.started.UTC(), Step: StepIdentity{Command: a.Command},
+	}
+	return at, at.layout()
+}
+
+// layout creates the attempt folder and the artifacts folder and writes the
+// request down.
+func (at *attempt) layout() error {
+	if err := os.MkdirAll(at.a.OutDir, 0o755); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(at.artifactsDir, 0o755); err != nil {
+		return fmt.Errorf("artifacts folder: %w", err)
+	}
+	for _, stale := range []string{"result.json", "attempt.json"} {
+		// A folder used again must not show an earlier attempt's result.
+		if err := os.Remove(filepath.Join(at.a.OutDir, stale)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	at.rec.RequestPath = filepath.Join(at.a.OutDir, "request.json")
+	return os.WriteFile(at.rec.RequestPath, at.a.Request, 0o600)
+}
+
+func limitsOf(req *protocol.Request) limits {
+	l := req.Limits
+	grace := int64(protocol.DefaultCompletionGraceSeconds)
+	if req.CompletionGraceSeconds != nil {
+		grace = int64(*req.CompletionGraceSeconds)
+	}
+	return limits{
+		maxLine:         orDefault(l.MaxLineBytes, protocol.DefaultMaxLineBytes),
+		logCap:          orDefault(l.LogCapBytes, protocol.DefaultLogCapBytes),
+		outputsMax:      orDefault(l.OutputsMaxBytes, protocol.DefaultOutputsMaxBytes),
+		timeLeft:        time.Duration(l.TimeLeftMS) * time.Millisecond,
+		completionGrace: time.Duration(grace) * time.Second,
+	}
+}
+
+func orDefault(v *int64, def int64) int64 {
+	if v == nil {
+		return def
+	}
+	return *v
+}
+
+func cmp(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+// handshakeFailed records a failed handshake as the verdict.
+func (at *attempt) handshakeFailed(ctx context.Context, err error) {
+	rec := at.rec
+	rec.ReasonCode = protocol.ReasonHandshakeFailed
+	var he *handshake.Error
+	if errors.As(err, &he) {
+		rec.ReasonCode = he.Reason
+		rec.Diagnosis = he.Error()
+		rec.Message = he.Cause
+	} else {
+		rec.Message = err.Error()
+	}
+	if ctx.Err() != nil {
+		at.cancelled(ctx)
+	}
+}
+
+// cancelled sets the verdict of an attempt its caller gave up on.
+func (at *attempt) cancelled(ctx context.Context) {
+	at.rec.Status, at.rec.ReasonCode = protocol.StatusKilled, protocol.ReasonCancelled
+	at.rec.Message = "the attempt was cancelled: " + context.Cause(ctx).Error()
+}
+
+// finish writes attempt.json.
+func (at *attempt) finish() error {
+	at.rec.DurationMS = time.Since(at.started).Milliseconds()
+	data, err := json.Marshal(at.rec, json.Deterministic(true))
+	if err != nil {
+		return fmt.Errorf("%w: encode the record: %v", ErrAttempt, err)
+	}
+	path := filepath.Join(at.a.OutDir, "attempt.json")
+	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("%w: %v", ErrAttempt, err)
+	}
+	return nil
+}
