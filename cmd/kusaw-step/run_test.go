@@ -36,6 +36,9 @@ func fakeStep(name string) {
 		os.Exit(0)
 	}
 	fmt.Println(`{"type":"progress","message":"warming up","percent":10}`)
+	if name == "flood" {
+		flood(os.Stdout, 300<<20)
+	}
 	if name == "slow" {
 		fmt.Fprintln(os.Stderr, "slow: waiting for SIGTERM")
 		time.Sleep(time.Hour)
