@@ -145,7 +145,7 @@ func explain(line []byte, rules *ruleSet) (cause, hint string, err error) {
 	}
 	obj, ok := doc.(map[string]any)
 	if !ok {
-		return "not a JSON object: got " + jsonType(doc), hintNotObject, ErrNotObject
+		return "not a JSON object: got " + protocol.TypeName(doc), hintNotObject, ErrNotObject
 	}
 	return explainType(obj, rules)
 }
@@ -160,7 +160,7 @@ func explainType(obj map[string]any, rules *ruleSet) (cause, hint string, err er
 	case !has:
 		return `no "type"`, hintType, fmt.Errorf(`%w: no "type"`, protocol.ErrUnknownEvent)
 	case !ok:
-		return fmt.Sprintf(`"type" is %s, want a string`, jsonType(obj["type"])), hintType, fmt.Errorf(`%w: "type" is not a string`, protocol.ErrUnknownEvent)
+		return fmt.Sprintf(`"type" is %s, want a string`, protocol.TypeName(obj["type"])), hintType, fmt.Errorf(`%w: "type" is not a string`, protocol.ErrUnknownEvent)
 	case typ == "result": // a well-formed result is never rejected
 		return "the result line was rejected", hintMismatch, errMismatch
 	case spec == nil:
@@ -233,21 +233,4 @@ func syntaxCause(err error) (cause, hint string) {
 		return "no JSON value: the line holds only white space", hintNotJSON
 	}
 	return fmt.Sprintf("not JSON: byte %d: %s", se.Offset, reason), hintNotJSON
-}
-
-// jsonType names the JSON type of a value from protocol.Parse.
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "an array"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	}
-	return "a number"
 }

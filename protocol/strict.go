@@ -182,3 +182,21 @@ func quoteHead(b []byte) string {
 	}
 	return fmt.Sprintf("%q", b)
 }
+
+// TypeName names the JSON type of a value from [Parse] for a message: "an
+// object", "an array", "a string", "a number", "a boolean" or "null".
+func TypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	}
+	return "a number"
+}

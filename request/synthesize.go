@@ -143,27 +143,13 @@ func configObject(cfg []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%w: config: %w", ErrOptions, err)
 	}
 	if _, ok := doc.(map[string]any); !ok {
-		return nil, fmt.Errorf("%w: config is %s; want a JSON object", ErrOptions, jsonKind(doc))
+		return nil, fmt.Errorf("%w: config is %s; want a JSON object", ErrOptions, protocol.TypeName(doc))
 	}
 	v := jsontext.Value(bytes.Clone(cfg))
 	if err := v.Compact(); err != nil {
 		return nil, fmt.Errorf("%w: config: %w", ErrOptions, err)
 	}
 	return v, nil
-}
-
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case []any:
-		return "an array"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	}
-	return "a number"
 }
 
 // worktreeDir makes dir absolute ("" is the current folder) and checks

@@ -160,7 +160,7 @@ func (c *checker) checkProvenance() {
 	}
 	obj, ok := raw.(map[string]any)
 	if !ok {
-		c.warn(WarnProvenanceIgnored, fmt.Sprintf("provenance is %s, not an object; ignored", typeName(raw)))
+		c.warn(WarnProvenanceIgnored, fmt.Sprintf("provenance is %s, not an object; ignored", protocol.TypeName(raw)))
 		return
 	}
 	p := &Provenance{
@@ -183,7 +183,7 @@ func (c *checker) provenanceString(obj map[string]any, key string) string {
 	}
 	s, ok := v.(string)
 	if !ok {
-		c.warn(WarnProvenanceIgnored, fmt.Sprintf("provenance.%s is %s, not a string; ignored", key, typeName(v)))
+		c.warn(WarnProvenanceIgnored, fmt.Sprintf("provenance.%s is %s, not a string; ignored", key, protocol.TypeName(v)))
 	}
 	return s
 }
@@ -195,7 +195,7 @@ func (c *checker) provenanceTools(v any) map[string]string {
 	m, ok := v.(map[string]any)
 	switch {
 	case !ok:
-		c.warn(WarnProvenanceIgnored, fmt.Sprintf("provenance.tools is %s, not an object of tool name to version; ignored", typeName(v)))
+		c.warn(WarnProvenanceIgnored, fmt.Sprintf("provenance.tools is %s, not an object of tool name to version; ignored", protocol.TypeName(v)))
 		return nil
 	case len(m) > MaxProvenanceTools:
 		c.warn(WarnProvenanceIgnored, fmt.Sprintf("provenance.tools has %d entries, over %d; all ignored", len(m), MaxProvenanceTools))
@@ -205,29 +205,12 @@ func (c *checker) provenanceTools(v any) map[string]string {
 	for _, name := range slices.Sorted(maps.Keys(m)) {
 		s, ok := m[name].(string)
 		if !ok {
-			c.warn(WarnProvenanceIgnored, fmt.Sprintf("provenance.tools[%s] is %s, not a version string; ignored", quoteCut(name), typeName(m[name])))
+			c.warn(WarnProvenanceIgnored, fmt.Sprintf("provenance.tools[%s] is %s, not a version string; ignored", quoteCut(name), protocol.TypeName(m[name])))
 			continue
 		}
 		out[name] = s
 	}
 	return out
-}
-
-// typeName names the JSON type of a parsed value for a message.
-func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "an array"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	}
-	return "a number"
 }
 
 // quoteCut quotes s for a message, cut to 60 characters.

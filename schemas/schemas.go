@@ -22,6 +22,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"kusaw.dev/step/protocol"
 )
 
 // FS holds the schema files: handshake, request, event (the oneOf of the
@@ -207,7 +209,7 @@ func validate(kind string, s *jsonschema.Schema, doc any) (err error) {
 func validateEvent(all map[string]*jsonschema.Schema, doc any) error {
 	obj, ok := doc.(map[string]any)
 	if !ok {
-		return &Error{Kind: "event", Problems: []Problem{{Message: fmt.Sprintf("got %s, want an object", jsonType(doc))}}}
+		return &Error{Kind: "event", Problems: []Problem{{Message: fmt.Sprintf("got %s, want an object", protocol.TypeName(doc))}}}
 	}
 	t, _ := obj["type"].(string)
 	s, ok := all["event:"+t]
@@ -261,22 +263,6 @@ func pointer(tokens []string) string {
 		b.WriteString(strings.ReplaceAll(t, "/", "~1"))
 	}
 	return b.String()
-}
-
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "an array"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	}
-	return "a number"
 }
 
 func jsonText(v any) string {
