@@ -1,0 +1,183 @@
+package slipsim
+
+import (
+	"strconv"
+
+	"kusaw.dev/step/slipway"
+)
+
+// cmdRun starts a Run: slipway run --budget N --json --root ROOT
+// [--no-review] --goal-file F [--source-file S]. A goal on argv or on
+// stdin is refused: hosts must use a private goal file.
+func (s *sim) cmdRun(args []string) error {
+	if s.has(ScenarioUsage) {
+		return usage("invalid_flag_combination", "simulated usage error")
+	}
+	f, err := parseFlags(args, []string{"--budget", "--root", "--goal-file", "--source-file"},
+		[]string{"--json", "--no-review", "--goal-stdin"})
+	if err != nil {
+		return err
+	}
+	if len(f.pos) > 0 || f.bools["--goal-stdin"] {
+		return usage("goal_not_in_file", "a host must pass the goal with --goal-file, never on argv or stdin")
+	}
+	v, err := f.need("--budget", "--root", "--goal-file")
+	if err != nil {
+		return err
+	}
+	budget, err := parseBudget(v[0])
+	if err != nil {
+		return err
+	}
+	if !f.bools["--json"] {
+		return usage("json_required", "a host must ask for --json")
+	}
+	if err := s.checkRoot(v[1]); err != nil {
+		return err
+	}
+	if s.has(ScenarioRuntime) {
+		return runtime("workspace_not_git", nextOf(s.root, "command", variant("doctor", []string{"slipway", "doctor", "--root", s.root})),
+			"%s is not a Git worktree", s.root)
+	}
+	goal, err := readPrivate("--goal-file", v[2], 1<<20, true)
+	if err != nil {
+		return err
+	}
+	if len(goal) == 0 {
+		return runtime("goal_empty", nil, "the goal file is empty")
+	}
+	r := &run{ID: newRunID(), Root: s.root, Goal: string(goal), Review: !f.bools["--no-review"], InitialBudget: budget,
+		Remaining: budget, Accepted: map[string]accepted{}, CreatedAt: now()}
+	if err := r.readSource(f); err != nil {
+		return err
+	}
+	if err := create(r); err != nil {
+		return err
+	}
+	defer r.release()
+	r.issue(slipway.KindOrient, "Orient: read the goal and the repository.", "", nil)
+	if err := r.save("start", map[string]any{"budget": budget}); err != nil {
+		return err
+	}
+	return s.ok(r.stateBody(nil))
+}
+
+// actionFlags parses --run --action --root and loads the Run.
+func (s *sim) actionFlags(args []string, valued, boolean []string) (*run, *flags, error) {
+	f, err := parseFlags(args, append([]string{"--run", "--action", "--root"}, valued...), boolean)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(f.pos) > 0 {
+		return nil, nil, usage("unexpected_argument", "unexpected argument %q", f.pos[0])
+	}
+	v, err := f.need("--run", "--action", "--root")
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.checkRoot(v[2]); err != nil {
+		return nil, nil, err
+	}
+	r, err := load(v[2], v[0])
+	return r, f, err
+}
+
+// current requires id to be the Run's current Action, in one of states.
+func (r *run) current(id string, states ...string) error {
+	for _, st := range states {
+		if r.State == st && r.Action != nil && r.Action.ActionID == id {
+			return nil
+		}
+	}
+	return runtime("stale_action", r.next(), "action %q is not the current %v action of run %s (state %s)", id, states, r.ID, r.State)
+}
+
+// cmdSkip voids the current Action and moves on.
+func (s *sim) cmdSkip(args []string) error {
+	r, f, err := s.actionFlags(args, nil, nil)
+	if err != nil {
+		return err
+	}
+	defer r.release()
+	if err := r.current(f.vals["--action"], "active", "paused"); err != nil {
+		return err
+	}
+	kind := r.Action.Kind
+	r.record(nil, "", true)
+	r.advance(kind, nil)
+	if err := r.save("skip", f.vals["--action"]); err != nil {
+		return err
+	}
+	return s.ok(r.stateBody(nil))
+}
+
+// cmdStatus is the read-only status of one Run: slipway status RUN --root ROOT.
+func (s *sim) cmdStatus(args []string) error {
+	f, err := parseFlags(args, []string{"--root"}, []string{"--json"})
+	if err != nil {
+		return err
+	}
+	v, err := f.need("--root")
+	if err != nil {
+		return err
+	}
+	if len(f.pos) != 1 {
+		return usage("run_required", "status needs exactly one RUN")
+	}
+	if err := s.checkRoot(v[0]); err != nil {
+		return err
+	}
+	r, err := load(v[0], f.pos[0])
+	if err != nil {
+		return err
+	}
+	r.release()
+	return s.ok(r.statusBody())
+}
+
+// cmdStop stops a Run: slipway stop RUN --root ROOT.
+func (s *sim) cmdStop(args []string) error {
+	f, err := parseFlags(args, []string{"--root"}, nil)
+	if err != nil {
+		return err
+	}
+	v, err := f.need("--root")
+	if err != nil || len(f.pos) != 1 {
+		return usage("run_required", "stop needs RUN and --root")
+	}
+	if err := s.checkRoot(v[0]); err != nil {
+		return err
+	}
+	r, err := load(v[0], f.pos[0])
+	if err != nil {
+		return err
+	}
+	defer r.release()
+	r.State, r.PauseReason, r.Action, r.Pending = "stopped", "", nil, nil
+	if err := r.save("stop", nil); err != nil {
+		return err
+	}
+	return s.ok(r.stateBody(nil))
+}
+
+// readSource imports --source-file, when given.
+func (r *run) readSource(f *flags) error {
+	src, ok := f.vals["--source-file"]
+	if !ok {
+		return nil
+	}
+	data, err := readPrivate("--source-file", src, 16<<20, true)
+	if err != nil {
+		return err
+	}
+	return r.importSource(data)
+}
+
+// parseBudget reads a --budget value: 1 to 1000, in canonical form.
+func parseBudget(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 1000 || strconv.Itoa(n) != v {
+		return 0, usage("invalid_budget", "--budget %q: want 1 to 1000", v)
+	}
+	return n, nil
+}

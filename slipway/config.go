@@ -1,0 +1,85 @@
+package slipway
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// DefaultBudget is the Run's budget when the config names none.
+const DefaultBudget = 8
+
+// Config is the step's request.config.
+type Config struct {
+	// Slipway is the CLI binary; "" means "slipway" found on PATH.
+	Slipway string `json:"slipway"`
+	// Budget is the Run's Action budget, 1 to 1000; nil means 8 for a new
+	// Run, and on resume that the CLI keeps or replenishes its own.
+	Budget *int `json:"budget"`
+	// Review asks Slipway to interpose Review after code changes; nil
+	// means true, and false adds --no-review.
+	Review *bool `json:"review"`
+	// Agent is the agent command's argv: Action JSON on stdin, Outcome JSON
+	// on stdout. Empty means the provider CLI KUSAW_AGENT_PROVIDER names.
+	Agent []string `json:"agent"`
+	// SourceFile is an issue-backed Run's source envelope.
+	SourceFile string `json:"source_file"`
+	// Goal is the goal when the request has no task spec.
+	Goal string `json:"goal"`
+}
+
+// ErrConfig is wrapped by every error [ParseConfig] returns.
+var ErrConfig = errors.New("config invalid")
+
+// ParseConfig decodes raw (a JSON object, or empty) strictly: an unknown
+// field is an error, so a misspelt setting is never silently ignored.
+func ParseConfig(raw []byte) (*Config, error) {
+	var c Config
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return c.withDefaults(), nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	if c.Budget != nil && (*c.Budget < 1 || *c.Budget > 1000) {
+		return nil, fmt.Errorf("%w: budget %d: want 1 to 1000", ErrConfig, *c.Budget)
+	}
+	if len(c.Agent) > 0 && c.Agent[0] == "" {
+		return nil, fmt.Errorf("%w: agent[0] is empty", ErrConfig)
+	}
+	return c.withDefaults(), nil
+}
+
+func (c *Config) withDefaults() *Config {
+	if c.Slipway == "" {
+		c.Slipway = "slipway"
+	}
+	return c
+}
+
+// startBudget is the budget of a new Run.
+func (c *Config) startBudget() int {
+	if c.Budget == nil {
+		return DefaultBudget
+	}
+	return *c.Budget
+}
+
+// reviewOn reports whether Review is enabled.
+func (c *Config) reviewOn() bool { return c.Review == nil || *c.Review }
+
+// lookupEnv returns the value of key in env (KEY=VALUE strings), the last
+// one winning as in os/exec.
+func lookupEnv(env []string, key string) string {
+	val := ""
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
+			val = v
+		}
+	}
+	return val
+}
