@@ -1,0 +1,96 @@
+package sandbox
+
+import (
+	"errors"
+	"io"
+
+	"kusaw.dev/step/protocol"
+)
+
+// Options are what the runner knows of an attempt besides the request
+// and the handshake.
+type Options struct {
+	// Flags are the operator's --sandbox, --allow-host and --writable.
+	Flags Flags
+	// Secrets are the operator's secrets by name (see [Secrets]).
+	Secrets map[string]string
+	// Base is the runner's environment (nil means none is inherited).
+	Base []string
+	// KusawEnv returns the KUSAW_* variables for the chosen backend ("",
+	// "bwrap" or "seatbelt"), e.g.
+	//
+	//	func(b string) []string { return request.Env([]string{}, req, request.EnvOptions{Sandbox: b}) }
+	KusawEnv func(backend string) []string
+	// Inject are the headers the egress proxy sets for their host (the
+	// request's sandbox.egress.injected names them; the operator gives
+	// host, header and value). Only with a network allowlist.
+	Inject []Inject
+	// EgressLog is the egress proxy's JSONL log, in the attempt folder.
+	EgressLog string
+	// Terminal says the step runs on a pty the runner owns.
+	Terminal bool
+}
+
+// Plan is an attempt's sandbox, decided before the step starts.
+type Plan struct {
+	Policy   *Policy            // give it to [Wrap]
+	Env      []string           // the step's whole environment: cmd.Env
+	Warnings []protocol.Warning // for the record
+	secrets  []string
+}
+
+// Prepare decides everything about the attempt's sandbox before the step
+// starts: the policy (or [ErrUnavailable]), the environment (or
+// [ErrSecretNotDeclared]), the needs_paths check (or
+// [ErrDependencyMissing]) and the egress warnings. hs may be nil.
+func Prepare(req *protocol.Request, hs *protocol.Handshake, o Options) (*Plan, error) {
+	if hs == nil {
+		hs = &protocol.Handshake{}
+	}
+	pol, err := NewPolicy(req, o.Flags)
+	if err != nil {
+		return nil, err
+	}
+	pol.EgressLog, pol.Terminal, pol.Inject = o.EgressLog, o.Terminal, o.Inject
+	var kusaw []string
+	if o.KusawEnv != nil {
+		kusaw = o.KusawEnv(pol.Backend)
+	}
+	env, err := BuildEnv(o.Base, kusaw, hs.NeedsEnv, o.Secrets)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckPaths(pol, hs.NeedsPaths); err != nil {
+		return nil, err
+	}
+	plan := &Plan{Policy: pol, Env: env, Warnings: EgressWarnings(pol, hs.Egress)}
+	for _, v := range o.Secrets {
+		plan.secrets = append(plan.secrets, v)
+	}
+	for _, in := range pol.Inject {
+		plan.secrets = append(plan.secrets, in.Value)
+	}
+	return plan, nil
+}
+
+// Masker returns a [Masker] of every secret of the plan (provided or
+// injected) writing to w.
+func (p *Plan) Masker(w io.Writer) *Masker { return NewMasker(w, p.secrets) }
+
+// MaskString masks every secret of the plan in s.
+func (p *Plan) MaskString(s string) string { return p.Masker(nil).MaskString(s) }
+
+// Reason returns the reason code of an error from this package's checks
+// (sandbox_unavailable, secret_not_declared, dependency_missing), and
+// false for any other error.
+func Reason(err error) (string, bool) {
+	switch {
+	case errors.Is(err, ErrUnavailable):
+		return protocol.ReasonSandboxUnavailable, true
+	case errors.Is(err, ErrSecretNotDeclared):
+		return protocol.ReasonSecretNotDeclared, true
+	case errors.Is(err, ErrDependencyMissing):
+		return protocol.ReasonDependencyMissing, true
+	}
+	return "", false
+}

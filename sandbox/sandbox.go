@@ -1,0 +1,186 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+)
+
+// Sandbox is what [Wrap] set up for one command: the egress proxy and the
+// files handed to the backend. Close it after the command has exited.
+type Sandbox struct {
+	proxy    *Proxy
+	ln       net.Listener
+	proxyURL string        // what HTTP_PROXY says inside
+	served   chan struct{} // closed when the proxy's Serve returns
+	log      *os.File      // the egress log
+	files    []*os.File    // bind sources given to the backend
+	dir      string        // private folder of the proxy's socket
+}
+
+// Wrap decorates cmd (built with exec.Command, not yet started) so that it
+// runs inside the sandbox p describes: cmd.Path becomes the backend,
+// cmd.Args its arguments then the step's, and cmd.ExtraFiles gains the
+// writable folders. With a network allowlist, Wrap starts the egress proxy
+// and adds the proxy variables to cmd.Env. A nil p or an empty Backend
+// leaves cmd as it is. The caller must call Close on the result after
+// cmd.Wait (or if cmd never starts). On an error cmd may be half changed
+// and must not be started.
+func Wrap(cmd *exec.Cmd, p *Policy) (*Sandbox, error) {
+	s := &Sandbox{}
+	if p == nil || p.Backend == "" {
+		return s, nil
+	}
+	if cmd.Err != nil {
+		return nil, cmd.Err
+	}
+	if p.Backend != nativeBackend() {
+		return nil, fmt.Errorf("%w: %s does not run on this system", ErrUnavailable, p.Backend)
+	}
+	if err := s.setup(cmd, p); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Sandbox) setup(cmd *exec.Cmd, p *Policy) error {
+	if cmd.Env == nil {
+		cmd.Env = cmd.Environ()
+	}
+	if p.Network == NetworkAllowlist {
+		if err := s.startProxy(p); err != nil {
+			return err
+		}
+		cmd.Env = append(cmd.Env, proxyEnv(s.proxyURL)...)
+	}
+	return wrap(cmd, p, s)
+}
+
+// startProxy opens the egress log, listens where the backend can reach,
+// and serves the proxy until Close.
+func (s *Sandbox) startProxy(p *Policy) error {
+	s.proxy = &Proxy{Allow: p.Allow, Inject: p.Inject, Resolver: p.Resolver, Dial: p.Dial}
+	if p.EgressLog != "" {
+		f, err := os.OpenFile(p.EgressLog, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			return fmt.Errorf("sandbox: egress log: %w", err)
+		}
+		s.log = f
+		s.proxy.Log = f
+	}
+	if err := listenProxy(s, p); err != nil {
+		return fmt.Errorf("sandbox: egress proxy: %w", err)
+	}
+	s.served = make(chan struct{})
+	go func() {
+		defer close(s.served)
+		_ = s.proxy.Serve(s.ln) // returns when Close closes the listener
+	}()
+	return nil
+}
+
+// proxyEnv returns the variables that send a step's HTTP through url.
+func proxyEnv(url string) []string {
+	var env []string
+	for _, name := range []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"} {
+		env = append(env, name+"="+url, lowerASCII(name)+"="+url)
+	}
+	return append(env,
+		"NO_PROXY=localhost,127.0.0.1,::1", "no_proxy=localhost,127.0.0.1,::1",
+		"NODE_USE_ENV_PROXY=1")
+}
+
+func lowerASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// Close stops the proxy, waits for its connections to end, and closes
+// every file Wrap opened. It is safe on a nil or empty Sandbox.
+func (s *Sandbox) Close() error {
+	if s == nil {
+		return nil
+	}
+	var errs []error
+	if s.ln != nil {
+		errs = append(errs, s.ln.Close())
+		<-s.served
+		s.proxy.Wait()
+	}
+	for _, f := range s.files {
+		errs = append(errs, f.Close())
+	}
+	if s.log != nil {
+		errs = append(errs, s.log.Close())
+	}
+	if s.dir != "" {
+		errs = append(errs, os.RemoveAll(s.dir))
+	}
+	s.ln, s.files, s.log, s.dir = nil, nil, nil, ""
+	return errors.Join(errs...)
+}
+
+// RunHelper runs the hidden subcommand args[0] names, [BridgeCommand] or
+// [SuperviseCommand], reporting an error on stderr, and returns its exit
+// status; ok is false (and nothing ran) when args names neither. The
+// runner's main calls it first, and so must the TestMain of any test
+// binary that is the Self of a policy it wraps with.
+func RunHelper(ctx context.Context, args []string, stdin, stdout, stderr *os.File) (code int, ok bool) {
+	if len(args) == 0 {
+		return 0, false
+	}
+	var err error
+	switch args[0] {
+	case BridgeCommand:
+		code, err = RunBridge(ctx, args[1:], stdin, stdout, stderr)
+	case SuperviseCommand:
+		code, err = RunSupervisor(args[1:], stdin, stdout, stderr)
+	default:
+		return 0, false
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "kusaw-step: %v\n", err)
+	}
+	return code, true
+}
+
+// self returns the runner's binary, for the bridge.
+func (p *Policy) self() (string, error) {
+	if p.Self != "" {
+		return filepath.Abs(p.Self)
+	}
+	return os.Executable()
+}
+
+// program returns cmd's program as an absolute path.
+func program(cmd *exec.Cmd) (string, error) {
+	if filepath.IsAbs(cmd.Path) {
+		return cmd.Path, nil
+	}
+	dir := cmd.Dir
+	if dir == "" {
+		var err error
+		if dir, err = os.Getwd(); err != nil {
+			return "", err
+		}
+	}
+	return filepath.Join(dir, cmd.Path), nil
+}
+
+// bridgeArgs returns the argv that runs argv behind the bridge from
+// 127.0.0.1:port to the proxy's socket (see [RunBridge]).
+func bridgeArgs(self, socket string, port int, argv []string) []string {
+	out := []string{self, BridgeCommand, socket, strconv.Itoa(port), "--"}
+	return append(out, argv...)
+}

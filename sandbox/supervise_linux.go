@@ -1,0 +1,128 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// SuperviseCommand is the runner's hidden subcommand that [Wrap] puts
+// between the runner and bwrap on Linux: `kusaw-step __sandbox PARENT N --
+// BWRAP ARGS...`. Its implementation is [RunSupervisor].
+const SuperviseCommand = "__sandbox"
+
+// RunSupervisor runs bwrap (argv) for the runner whose pid is parent, and
+// returns bwrap's exit status. It exists because bwrap dies of a SIGTERM
+// without passing it on, and its --die-with-parent then SIGKILLs the step:
+// no grace. So the supervisor stands where bwrap stood (in the runner's
+// process group) and starts bwrap in a group of its own, with the N
+// descriptors from 3 up (the writable folders) passed on. A SIGTERM,
+// SIGINT or SIGHUP it gets goes to every process inside the sandbox, and
+// the step stops with its grace. When the supervisor dies (the runner's
+// SIGKILL, or the runner's own death), bwrap gets SIGKILL (Pdeathsig) and
+// takes the sandbox with it.
+func RunSupervisor(args []string, stdin, stdout, stderr *os.File) (int, error) {
+	parent, n, argv, err := superviseArgs(args)
+	if err != nil {
+		return 2, err
+	}
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
+		return 1, fmt.Errorf("%s: %w", SuperviseCommand, err)
+	}
+	if os.Getppid() != parent {
+		return 137, fmt.Errorf("%s: the runner is gone", SuperviseCommand)
+	}
+	runtime.LockOSThread() // Pdeathsig follows the thread that forks bwrap; never unlocked
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+	for i := range n {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, os.NewFile(uintptr(3+i), "bind"))
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	if err := cmd.Start(); err != nil {
+		return 127, fmt.Errorf("%s: %w", SuperviseCommand, err)
+	}
+	for _, f := range cmd.ExtraFiles {
+		f.Close()
+	}
+	return supervise(cmd, sigs)
+}
+
+// superviseArgs parses PARENT N -- ARGV....
+func superviseArgs(args []string) (parent, n int, argv []string, err error) {
+	if len(args) < 4 || args[2] != "--" {
+		return 0, 0, nil, fmt.Errorf("%s: usage: PARENT N -- BWRAP [ARGS...]", SuperviseCommand)
+	}
+	parent, err1 := strconv.Atoi(args[0])
+	n, err2 := strconv.Atoi(args[1])
+	if err := errors.Join(err1, err2); err != nil || n < 0 {
+		return 0, 0, nil, fmt.Errorf("%s: usage: PARENT N -- BWRAP [ARGS...]: %v", SuperviseCommand, err)
+	}
+	return parent, n, args[3:], nil
+}
+
+// supervise passes signals into the sandbox until bwrap exits.
+func supervise(cmd *exec.Cmd, sigs <-chan os.Signal) (int, error) {
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	for {
+		select {
+		case s := <-sigs:
+			signalInside(cmd.Process.Pid, s.(syscall.Signal))
+		case err := <-waited:
+			return exitStatus(cmd, err)
+		}
+	}
+}
+
+// signalInside sends sig to every descendant of root that is not bwrap
+// itself: the step, whatever it started, and the bridge.
+func signalInside(root int, sig syscall.Signal) {
+	children := make(map[int][]int)
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, path := range stats {
+		pid, _ := strconv.Atoi(strings.Split(path, "/")[2])
+		if ppid, ok := parentOf(path); ok {
+			children[ppid] = append(children[ppid], pid)
+		}
+	}
+	queue := children[root]
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = append(queue[1:], children[pid]...)
+		if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); strings.TrimSpace(string(comm)) != "bwrap" {
+			_ = syscall.Kill(pid, sig)
+		}
+	}
+}
+
+// parentOf reads the parent pid from a /proc/PID/stat file, whose second
+// field (the command, in parentheses) may hold spaces.
+func parentOf(statPath string) (int, bool) {
+	b, err := os.ReadFile(statPath)
+	if err != nil {
+		return 0, false
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0, false
+	}
+	fields := strings.Fields(string(b[i+1:]))
+	if len(fields) < 2 {
+		return 0, false
+	}
+	ppid, err := strconv.Atoi(fields[1])
+	return ppid, err == nil
+}
