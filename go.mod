@@ -3,6 +3,7 @@ module kusaw.dev/step
 go 1.26.0
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/go-json-experiment/json v1.27.2
 	github.com/rs/zerolog v1.35.1
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3

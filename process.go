@@ -37,6 +37,11 @@ type output struct {
 	stdout     *events.CappedWriter
 	stderr     *events.CappedWriter
 	stderrTail *events.Tail
+
+	// The interactive path's (interactive.go, notes.go).
+	acks        []string             // the ids note_ack events named, in order
+	interactive bool                 // the step ran on a terminal
+	terminal    *events.CappedWriter // terminal.log
 }
 
 // stopCause says why the runner stopped the step.
@@ -136,7 +141,7 @@ func (at *attempt) execute(ctx context.Context) *output {
 func (at *attempt) start(pp *pipes) (*proc.Process, error) {
 	cmd := exec.Command(at.a.Command[0], at.a.Command[1:]...)
 	cmd.Dir = at.dir
-	cmd.Env = request.Env(at.a.Env, at.req, request.EnvOptions{})
+	cmd.Env = request.Env(at.a.Env, at.req, at.envOptions())
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = pp.stdinR, pp.stdoutW, pp.stderrW
 	return proc.Start(cmd)
 }
@@ -184,6 +189,8 @@ func (at *attempt) readOptions(out *output, sig *signals) events.Options {
 				out.usage = e
 			case *protocol.ArtifactEvent:
 				out.artifacts = append(out.artifacts, e.Artifact)
+			case *protocol.NoteAck:
+				out.acks = append(out.acks, e.ID)
 			}
 			if obs.Event != nil {
 				obs.Event(ev)

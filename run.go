@@ -57,7 +57,7 @@ func Run(ctx context.Context, a Attempt) (*Record, error) {
 	}
 
 	// 3. Run the step on the request, reading everything it says.
-	out := at.execute(ctx)
+	out := at.run(ctx)
 
 	// 4. Judge what it said, and write it all down.
 	at.judge(out)
@@ -76,6 +76,7 @@ type attempt struct {
 	grace            time.Duration
 	limits           limits
 	started          time.Time
+	notesPath        string // the live notes file; "" when the step takes none
 }
 
 // limits are the request's caps, with the spec's defaults filled in.

@@ -28,7 +28,8 @@ type Attempt struct {
 	// Dir is the step's working directory; "" means the request's
 	// worktree, or the runner's own folder when the worktree is null.
 	Dir string
-	// Request is the v2 request, exactly as the step reads it on stdin.
+	// Request is the v2 request, exactly as the step reads it on stdin
+	// (an interactive step: in KUSAW_REQUEST).
 	// Its limits.time_left_ms is the attempt's timeout.
 	Request []byte
 	// OutDir is the attempt folder: request.json, stdout.jsonl, stderr.log,
@@ -44,6 +45,9 @@ type Attempt struct {
 	// KeepGoing lets the step run on after a protocol error, so every
 	// problem is collected; by default the first one stops it.
 	KeepGoing bool
+	// Terminal is the person's side of an interactive step's
+	// pseudo-terminal; it is not used for other steps.
+	Terminal Terminal
 	// Observer hears of the attempt while it runs; its zero value hears
 	// nothing.
 	Observer Observer
@@ -93,6 +97,7 @@ type Record struct {
 	Logs            Logs                   `json:"logs"`
 	RequestPath     string                 `json:"request_path"`
 	ResultPath      string                 `json:"result_path,omitzero"`
+	Notes           []NoteRecord           `json:"notes,omitzero"`
 	// Diagnosis explains a failed handshake or protocol error at length,
 	// for a person: the cause, the offending bytes, the stderr tail.
 	Diagnosis string `json:"diagnosis,omitzero"`
@@ -116,6 +121,10 @@ type ProblemRecord struct {
 type Logs struct {
 	Stdout LogFile `json:"stdout"`
 	Stderr LogFile `json:"stderr"`
+	// Terminal and Events are an interactive step's terminal.log and
+	// events.jsonl; nil for other steps.
+	Terminal *LogFile `json:"terminal,omitzero"`
+	Events   *LogFile `json:"events,omitzero"`
 }
 
 // LogFile is one capped log.

@@ -40,7 +40,7 @@ func (at *attempt) judge(out *output) {
 		rec.Message = fmt.Sprintf("the step gave no result within time_left_ms (%s)", at.limits.timeLeft)
 	default:
 		rec.ReasonCode = protocol.ReasonNoResult
-		rec.Message = "the step " + exitText(out.state) + " without a result; its last stdout line must be a result"
+		rec.Message = "the step " + exitText(out.state) + " without a result; " + out.resultRule()
 		rec.Diagnosis = noResultDiagnosis(rec.Message, out.stderrTail)
 	}
 }
@@ -49,7 +49,7 @@ func (at *attempt) judge(out *output) {
 func (at *attempt) protocolError(p *events.ProtocolError, out *output) {
 	rec := at.rec
 	rec.ReasonCode = protocol.ReasonProtocolError
-	rec.Message = fmt.Sprintf("stdout line %d: %s", p.Line, p.Cause)
+	rec.Message = fmt.Sprintf("%s: %s", out.where(p), p.Cause)
 	if n := len(out.summary.Problems) + out.summary.Dropped; n > 1 {
 		rec.Message += fmt.Sprintf(" (and %d more protocol errors)", n-1)
 	}

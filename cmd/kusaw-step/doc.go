@@ -8,6 +8,7 @@
 //	kusaw-step request [flags]                  print a synthesized valid request
 //	kusaw-step validate KIND FILE|-             validate a document
 //	kusaw-step schema KIND | --doc              print an embedded schema, or the whole reference
+//	kusaw-step note OUT_DIR TEXT                send a steer note to an attempt
 //
 // run hands the step a request (--request FILE, or one synthesized from
 // --mode, --config JSON|@FILE, --worktree, --artifacts and --timeout), reads
@@ -18,6 +19,20 @@
 // On a timeout or SIGINT the step's process group gets SIGTERM, then SIGKILL
 // after --grace (default 5s). The first protocol error stops the step unless
 // --keep-going.
+//
+// An interactive step (handshake "interactive": true) runs on a
+// pseudo-terminal: stdin, in raw mode when it is a terminal, is its input
+// and stdout (stderr with --json) its screen, kept in terminal.log; it reads
+// its request from KUSAW_REQUEST, appends events to KUSAW_EVENTS
+// (events.jsonl) and writes its result to KUSAW_RESULT (result.json). Its
+// continue_hint is shown before it starts and in the status line (the
+// terminal's title, while the step has the screen).
+//
+// note appends a steer note to OUT_DIR: a running step whose handshake says
+// "notes": "live" reads it in KUSAW_NOTES_FILE (notes.jsonl) and answers
+// with a note_ack event; otherwise it waits in notes.pending.jsonl until the
+// next kusaw-step run --out OUT_DIR, which hands it over in context.notes.
+// attempt.json lists the notes given and whether each was acknowledged.
 //
 // validate takes the kinds handshake, request, event, result and
 // outputs:NAME, where NAME is one of score, classify, improvement-draft,

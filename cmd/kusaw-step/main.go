@@ -24,6 +24,7 @@ func main() {
 // commands maps each subcommand to its function.
 var commands = map[string]func(ctx context.Context, env *cmdEnv, args []string) error{
 	"handshake": cmdHandshake,
+	"note":      cmdNote,
 	"request":   cmdRequest,
 	"run":       cmdRun,
 	"schema":    cmdSchema,

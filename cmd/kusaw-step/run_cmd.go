@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -45,16 +46,23 @@ func cmdRun(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	req, giveBack, err := withPendingNotes(req, dir)
+	if err != nil {
+		return &exitError{code: exitRunner, err: fmt.Errorf("pending notes: %w", err)}
+	}
 	if err := proc.BecomeSubreaper(); err != nil && !errors.Is(err, proc.ErrUnsupported) {
 		log.Warn().Err(err).Msg("cannot become a child subreaper; orphans of the step may outlive it")
 	}
 	v := newView(env.stdout, *asJSON)
 	defer v.stop()
+	tty, restore := newTerminal(env.stdin, screenOf(env, *asJSON))
+	defer restore()
 	rec, err := step.Run(ctx, step.Attempt{
 		Command: fs.Args(), Request: req, OutDir: dir, Grace: *grace,
-		HandshakeTimeout: *hsTimeout, KeepGoing: *keepGoing, Observer: v.observer(), Log: log,
+		HandshakeTimeout: *hsTimeout, KeepGoing: *keepGoing, Observer: v.observer(), Log: log, Terminal: tty,
 	})
 	v.stop()
+	giveBack(rec)
 	if err != nil {
 		return &exitError{code: exitRunner, err: err}
 	}

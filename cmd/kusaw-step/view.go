@@ -27,6 +27,7 @@ type view struct {
 	done   chan struct{} // closed by stop; ends the ticker
 	ticker sync.WaitGroup
 	once   sync.Once
+	tty    ttyView // an interactive step has the screen
 }
 
 // status is what the status line shows.
@@ -73,6 +74,7 @@ func (v *view) stop() {
 			fmt.Fprint(v.w, "\r\033[K")
 			v.drawn = false
 		}
+		v.endTitle()
 		v.mu.Unlock()
 	})
 }
@@ -90,6 +92,7 @@ func (v *view) handshake(info *handshake.Info) {
 	if h.Interactive && h.ContinueHint != "" {
 		v.println("  " + h.ContinueHint)
 	}
+	v.interactive(h)
 }
 
 func (v *view) event(ev protocol.Event) {
@@ -134,6 +137,10 @@ func (v *view) draw() {
 		line += fmt.Sprintf(" $%.4f", *s.cost)
 	}
 	line += " · " + time.Since(v.start).Round(100*time.Millisecond).String()
+	if v.tty.on {
+		v.drawTitle(line)
+		return
+	}
 	fmt.Fprint(v.w, "\r\033[K"+line)
 	v.drawn = true
 }
@@ -151,7 +158,7 @@ func (v *view) lineLocked(s string) {
 		fmt.Fprint(v.w, "\r\033[K")
 		v.drawn = false
 	}
-	fmt.Fprintln(v.w, s)
+	fmt.Fprint(v.w, s+v.eol())
 }
 
 // verdict prints the verdict block.
