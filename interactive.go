@@ -59,7 +59,7 @@ func (at *attempt) interact(ctx context.Context) *output {
 		return out
 	}
 	defer closeFiles()
-	s, err := openSession(at.a.Terminal, io.MultiWriter(out.terminal, out.stderrTail))
+	s, err := openSession(at.a.Terminal, at.mask(io.MultiWriter(out.terminal, out.stderrTail)))
 	if err != nil {
 		out.startErr = fmt.Errorf("pseudo-terminal: %w", err)
 		return out
@@ -82,6 +82,7 @@ func (at *attempt) interact(ctx context.Context) *output {
 	close(ended) // the follower reads what is left, then ends
 	out.forced = s.finish()
 	<-followed
+	at.flushMasks()
 	at.readResult(out)
 	return out
 }
@@ -90,11 +91,13 @@ func (at *attempt) interact(ctx context.Context) *output {
 // terminal is tty, so that it leads its own process group and ^C on its
 // terminal reaches only it.
 func (at *attempt) startOnTerminal(tty *os.File) (*proc.Process, error) {
-	cmd := exec.Command(at.a.Command[0], at.a.Command[1:]...)
-	cmd.Dir = at.dir
-	cmd.Env = request.Env(at.a.Env, at.req, at.envOptions())
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	cmd, err := at.command(func(cmd *exec.Cmd) {
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	})
+	if err != nil {
+		return nil, err
+	}
 	return proc.Start(cmd)
 }
 
@@ -102,7 +105,10 @@ func (at *attempt) startOnTerminal(tty *os.File) (*proc.Process, error) {
 // when the step takes live notes, and the request, result and events files
 // when it is interactive.
 func (at *attempt) envOptions() request.EnvOptions {
-	eo := request.EnvOptions{NotesFile: at.notesPath}
+	eo := request.EnvOptions{}
+	if at.info != nil && at.info.Handshake.Notes == "live" {
+		eo.NotesFile = at.path(NotesFile)
+	}
 	if at.info != nil && at.info.Handshake.Interactive {
 		eo.RequestFile = at.rec.RequestPath
 		eo.ResultFile = at.path("result.json")

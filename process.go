@@ -16,7 +16,6 @@ import (
 	"kusaw.dev/step/events"
 	"kusaw.dev/step/internal/proc"
 	"kusaw.dev/step/protocol"
-	"kusaw.dev/step/request"
 )
 
 // drainDelay is how long the runner keeps reading after the step's group
@@ -134,30 +133,34 @@ func (at *attempt) execute(ctx context.Context) *output {
 	out.state = p.State()
 	p.Reap(at.grace)
 	out.forced = drain(pumped, pp)
+	at.flushMasks()
 	return out
 }
 
 // start starts the step in its own process group.
 func (at *attempt) start(pp *pipes) (*proc.Process, error) {
-	cmd := exec.Command(at.a.Command[0], at.a.Command[1:]...)
-	cmd.Dir = at.dir
-	cmd.Env = request.Env(at.a.Env, at.req, at.envOptions())
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = pp.stdinR, pp.stdoutW, pp.stderrW
+	cmd, err := at.command(func(cmd *exec.Cmd) {
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = pp.stdinR, pp.stdoutW, pp.stderrW
+	})
+	if err != nil {
+		return nil, err
+	}
 	return proc.Start(cmd)
 }
 
 // pump starts the three stream pumps and returns a channel closed when all
 // of them are done.
 func (at *attempt) pump(pp *pipes, out *output, sig *signals) <-chan struct{} {
+	stdoutLog, stderrLog := at.mask(out.stdout), at.mask(io.MultiWriter(out.stderr, out.stderrTail))
 	var g errgroup.Group
 	g.Go(func() error { return writeRequest(pp.stdinW, at.a.Request) })
 	g.Go(func() error {
-		sum, err := events.Read(io.TeeReader(pp.stdoutR, out.stdout), at.readOptions(out, sig))
+		sum, err := events.Read(io.TeeReader(pp.stdoutR, stdoutLog), at.readOptions(out, sig))
 		out.summary = sum
 		return err
 	})
 	g.Go(func() error {
-		_, err := io.Copy(io.MultiWriter(out.stderr, out.stderrTail), pp.stderrR)
+		_, err := io.Copy(stderrLog, pp.stderrR)
 		return err
 	})
 	done := make(chan struct{})
@@ -193,7 +196,7 @@ func (at *attempt) readOptions(out *output, sig *signals) events.Options {
 				out.acks = append(out.acks, e.ID)
 			}
 			if obs.Event != nil {
-				obs.Event(ev)
+				obs.Event(at.maskEvent(ev))
 			}
 		},
 		OnResult: func(int, []byte) { sig.sawResult() },

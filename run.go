@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"kusaw.dev/step/handshake"
 	"kusaw.dev/step/protocol"
 	"kusaw.dev/step/request"
+	"kusaw.dev/step/sandbox"
 )
 
 // ErrAttempt is wrapped by every error [Run] returns: the runner itself
@@ -56,10 +58,18 @@ func Run(ctx context.Context, a Attempt) (*Record, error) {
 		a.Observer.Handshake(info)
 	}
 
-	// 3. Run the step on the request, reading everything it says.
-	out := at.run(ctx)
+	// 3. Decide its sandbox and environment; a step that may not start
+	// never does.
+	if err := at.prepareSandbox(); err != nil {
+		at.sandboxFailed(err)
+		return rec, at.finish()
+	}
 
-	// 4. Judge what it said, and write it all down.
+	// 4. Run the step on the request, reading everything it says.
+	out := at.run(ctx)
+	at.closeSandbox()
+
+	// 5. Judge what it said, and write it all down.
 	at.judge(out)
 	return rec, at.finish()
 }
@@ -76,7 +86,10 @@ type attempt struct {
 	grace            time.Duration
 	limits           limits
 	started          time.Time
-	notesPath        string // the live notes file; "" when the step takes none
+	plan             *sandbox.Plan     // nil: no sandbox options
+	sb               *sandbox.Sandbox  // the running sandbox; nil when none
+	maskers          []*sandbox.Masker // the logs' maskers, flushed at the end
+	notesPath        string            // the live notes file; "" when the step takes none
 }
 
 // limits are the request's caps, with the spec's defaults filled in.
@@ -91,6 +104,9 @@ func prepare(a Attempt) (*attempt, error) {
 	}
 	req, err := request.Decode(a.Request)
 	if err != nil {
+		return nil, err
+	}
+	if a.Command, err = absCommand(a.Command); err != nil {
 		return nil, err
 	}
 	at := &attempt{a: a, req: req, started: time.Now(), limits: limitsOf(req)}
@@ -182,6 +198,7 @@ func (at *attempt) cancelled(ctx context.Context) {
 // finish writes attempt.json.
 func (at *attempt) finish() error {
 	at.rec.DurationMS = time.Since(at.started).Milliseconds()
+	at.maskRecord()
 	data, err := json.Marshal(at.rec, json.Deterministic(true))
 	if err != nil {
 		return fmt.Errorf("%w: encode the record: %v", ErrAttempt, err)
@@ -191,4 +208,18 @@ func (at *attempt) finish() error {
 		return fmt.Errorf("%w: %v", ErrAttempt, err)
 	}
 	return nil
+}
+
+// absCommand resolves the step's program from the runner's own folder and
+// PATH, as the handshake does: the step itself runs in the worktree, where
+// a relative path would name another file.
+func absCommand(argv []string) ([]string, error) {
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return argv, nil // the handshake reports it as start_failed, with the cause
+	}
+	if path, err = filepath.Abs(path); err != nil {
+		return nil, err
+	}
+	return append([]string{path}, argv[1:]...), nil
 }

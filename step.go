@@ -19,6 +19,7 @@ import (
 	"kusaw.dev/step/handshake"
 	"kusaw.dev/step/protocol"
 	"kusaw.dev/step/result"
+	"kusaw.dev/step/sandbox"
 )
 
 // Attempt is one run of a step.
@@ -51,6 +52,14 @@ type Attempt struct {
 	// Observer hears of the attempt while it runs; its zero value hears
 	// nothing.
 	Observer Observer
+	// Sandbox, when not nil, decides the step's sandbox and environment
+	// (package sandbox): the policy from the request and the operator's
+	// flags; an environment built from a small base, the KUSAW_* variables
+	// and what the step declares in needs_env; the operator's secrets, for
+	// a step that declares them, masked in every log, event and the
+	// record. Nil runs the step unsandboxed with Env inherited; the CLI
+	// always sets it.
+	Sandbox *sandbox.Options
 	// Log receives the runner's own diagnostics; the zero value discards.
 	Log zerolog.Logger
 }

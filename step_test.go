@@ -18,9 +18,14 @@ import (
 	step "kusaw.dev/step"
 	"kusaw.dev/step/protocol"
 	"kusaw.dev/step/request"
+	"kusaw.dev/step/sandbox"
 )
 
 func TestMain(m *testing.M) {
+	// A sandboxed step runs through the runner's own binary: here, this one.
+	if code, ok := sandbox.RunHelper(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr); ok {
+		os.Exit(code)
+	}
 	if name := os.Getenv("STEP_TEST_FAKE"); name != "" {
 		runFake(name)
 	}
@@ -53,6 +58,9 @@ type setup struct {
 	config     string
 	ctx        context.Context
 	observer   step.Observer
+	sandbox    *sandbox.Options
+	// requireSandbox makes the request's sandbox.mode "required".
+	requireSandbox bool
 }
 
 // runFake runs the fake step name through step.Run.
@@ -70,6 +78,9 @@ func runAttempt(t *testing.T, name string, s setup) (*step.Record, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if s.requireSandbox {
+		req.Sandbox = &protocol.Sandbox{Mode: "required", Network: "open"}
+	}
 	if s.logCap > 0 {
 		req.Limits.LogCapBytes = &s.logCap
 	}
@@ -86,7 +97,7 @@ func runAttempt(t *testing.T, name string, s setup) (*step.Record, string) {
 		Command: []string{os.Args[0]}, Request: raw, OutDir: out,
 		Env:   append(os.Environ(), append(s.env, "STEP_TEST_FAKE="+name, "GORACE=atexit_sleep_ms=0")...),
 		Grace: cmpDur(s.grace, time.Second), KeepGoing: s.keepGoing, HandshakeTimeout: cmpDur(s.handshake, 20*time.Second),
-		Observer: s.observer,
+		Observer: s.observer, Sandbox: s.sandbox,
 	})
 	if err != nil {
 		t.Fatalf("Run(%s) = %v", name, err)
@@ -361,4 +372,14 @@ func exitOf(rec *step.Record) int {
 		return -1
 	}
 	return *rec.ExitCode
+}
+
+type protocolEvent = protocol.Event
+
+// eventText is the message of a progress event, for assertions.
+func eventText(ev protocol.Event) string {
+	if p, ok := ev.(*protocol.Progress); ok {
+		return p.Message
+	}
+	return ev.EventType()
 }

@@ -60,7 +60,7 @@ func (at *attempt) protocolError(p *events.ProtocolError, out *output) {
 func (at *attempt) takeResult(raw []byte, line int) {
 	rec := at.rec
 	rec.ResultPath = filepath.Join(at.a.OutDir, "result.json")
-	if err := os.WriteFile(rec.ResultPath, append(raw[:len(raw):len(raw)], '\n'), 0o644); err != nil {
+	if err := os.WriteFile(rec.ResultPath, append(at.maskBytes(raw), '\n'), 0o644); err != nil {
 		at.warn("result_not_written", "could not write result.json: "+err.Error())
 	}
 	v := result.Check(raw, result.Options{Request: at.req, OutputsSchema: at.info.OutputsSchema, ArtifactsDir: at.artifactsDir})

@@ -57,6 +57,7 @@ func RunSupervisor(args []string, stdin, stdout, stderr *os.File) (int, error) {
 	for _, f := range cmd.ExtraFiles {
 		f.Close()
 	}
+	foreground(stdin, cmd.Process.Pid)
 	return supervise(cmd, sigs)
 }
 
@@ -125,4 +126,17 @@ func parentOf(statPath string) (int, bool) {
 	}
 	ppid, err := strconv.Atoi(fields[1])
 	return ppid, err == nil
+}
+
+// foreground hands the terminal to bwrap's group when the sandbox runs on
+// one (an interactive step), as a shell does for the program it starts:
+// the step may then read it, and the kernel sends it SIGWINCH when the
+// window changes. A background group reading its terminal is stopped.
+func foreground(tty *os.File, pgid int) {
+	fd := int(tty.Fd())
+	if _, err := unix.IoctlGetTermios(fd, unix.TCGETS); err != nil {
+		return // not a terminal
+	}
+	signal.Ignore(syscall.SIGTTOU) // a background caller of tcsetpgrp would be stopped
+	unix.IoctlSetPointerInt(fd, unix.TIOCSPGRP, pgid)
 }

@@ -8,7 +8,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+
+	"kusaw.dev/step/sandbox"
 )
 
 func main() {
@@ -23,12 +26,17 @@ func main() {
 
 // commands maps each subcommand to its function.
 var commands = map[string]func(ctx context.Context, env *cmdEnv, args []string) error{
+	"conform":   cmdConform,
 	"handshake": cmdHandshake,
 	"note":      cmdNote,
 	"request":   cmdRequest,
 	"run":       cmdRun,
 	"schema":    cmdSchema,
+	"slipway":   cmdSlipway,
 	"validate":  cmdValidate,
+
+	sandbox.BridgeCommand:    sandboxHelper(sandbox.BridgeCommand),
+	sandbox.SuperviseCommand: sandboxHelper(sandbox.SuperviseCommand),
 }
 
 // cmdEnv is what a subcommand may touch of the outside world.
@@ -67,6 +75,20 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 			return errSilent
 		}
 		return &exitError{code: exitUsage, err: errSilent}
+	}
+	return nil
+}
+
+// listFlag is a repeatable flag whose values may also be comma-separated.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(v string) error {
+	for s := range strings.SplitSeq(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*l = append(*l, s)
+		}
 	}
 	return nil
 }

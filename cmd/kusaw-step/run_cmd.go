@@ -22,6 +22,9 @@ func cmdRun(ctx context.Context, env *cmdEnv, args []string) error {
 	fs := newFlags("run", env)
 	var rf requestFlags
 	rf.register(fs)
+	var sf sandboxFlags
+	sf.register(fs)
+	kind := fs.String("kind", "", "run a built-in step `KIND` instead of a STEP command: slipway")
 	out := fs.String("out", "", "the attempt folder `DIR` (default kusaw-runs/STEP-TIME)")
 	grace := fs.Duration("grace", step.DefaultGrace, "how long the step has between SIGTERM and SIGKILL")
 	hsTimeout := fs.Duration("handshake-timeout", step.DefaultHandshakeTimeout, "how long the handshake may take")
@@ -31,18 +34,23 @@ func cmdRun(ctx context.Context, env *cmdEnv, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
-		return usageErrorf("usage: kusaw-step run [flags] STEP [ARG...]")
+	command, err := stepCommand(*kind, fs.Args())
+	if err != nil {
+		return err
+	}
+	sandboxing, err := sf.options()
+	if err != nil {
+		return err
 	}
 	log, err := newLogger(env.stderr, *level)
 	if err != nil {
 		return err
 	}
-	dir, err := outDir(*out, fs.Arg(0))
+	dir, err := outDir(*out, command[len(command)-1])
 	if err != nil {
 		return err
 	}
-	req, err := rf.build(dir, filepath.Base(fs.Arg(0)))
+	req, err := rf.build(dir, stepName(command))
 	if err != nil {
 		return err
 	}
@@ -58,7 +66,7 @@ func cmdRun(ctx context.Context, env *cmdEnv, args []string) error {
 	tty, restore := newTerminal(env.stdin, screenOf(env, *asJSON))
 	defer restore()
 	rec, err := step.Run(ctx, step.Attempt{
-		Command: fs.Args(), Request: req, OutDir: dir, Grace: *grace,
+		Command: command, Request: req, OutDir: dir, Grace: *grace, Sandbox: sandboxing,
 		HandshakeTimeout: *hsTimeout, KeepGoing: *keepGoing, Observer: v.observer(), Log: log, Terminal: tty,
 	})
 	v.stop()
@@ -77,6 +85,33 @@ func cmdRun(ctx context.Context, env *cmdEnv, args []string) error {
 		return &exitError{code: exitFailed, err: errSilent}
 	}
 	return nil
+}
+
+// stepCommand returns the step's argv: the arguments, or for --kind
+// slipway this binary's own slipway step.
+func stepCommand(kind string, args []string) ([]string, error) {
+	switch {
+	case kind == "" && len(args) > 0:
+		return args, nil
+	case kind == "":
+		return nil, usageErrorf("usage: kusaw-step run [flags] (STEP [ARG...] | --kind slipway)")
+	case kind != "slipway" || len(args) > 0:
+		return nil, usageErrorf("--kind %q: want --kind slipway, and no STEP", kind)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	return []string{self, "slipway"}, nil
+}
+
+// stepName names the step for its request and attempt folder: the
+// program's base name, or "slipway".
+func stepName(command []string) string {
+	if len(command) == 2 && command[1] == "slipway" {
+		return "slipway"
+	}
+	return filepath.Base(command[0])
 }
 
 // outDir returns the attempt folder: the one given, or a new one under

@@ -14,12 +14,18 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json"
+
+	"kusaw.dev/step/sandbox"
 )
 
 // The test binary is also the fake steps the runner starts
 // (STEP_TEST_FAKE=name, with the KUSAW_PROTOCOL the runner sets) and
 // kusaw-step itself (STEP_TEST_MAIN=1).
 func TestMain(m *testing.M) {
+	// A sandboxed step runs through the runner's own binary: here, this one.
+	if code, ok := sandbox.RunHelper(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr); ok {
+		os.Exit(code)
+	}
 	os.Setenv("GORACE", "atexit_sleep_ms=0") // fakes built with -race would each sleep 1 s at exit
 	switch {
 	case os.Getenv("STEP_TEST_FAKE") != "" && os.Getenv("KUSAW_PROTOCOL") == "2":
@@ -30,9 +36,13 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// fakeNeeds declares what the fakes need of the environment: the runner
+// builds a step's environment; it does not inherit the test's.
+const fakeNeeds = `"needs_env":[{"name":"STEP_TEST_FAKE","secret":false},{"name":"STEP_TEST_TTY_FAKE","secret":false},{"name":"GORACE","secret":false}]`
+
 func fakeStep(name string) {
 	if os.Getenv("KUSAW_HANDSHAKE") == "1" {
-		fmt.Println(`{"type":"handshake","name":"fake-` + name + `","version":"0.1.0","description":"a fake","interactive":false,"protocol_versions":[2]}`)
+		fmt.Println(`{"type":"handshake","name":"fake-` + name + `","version":"0.1.0","description":"a fake","interactive":false,"protocol_versions":[2],` + fakeNeeds + `}`)
 		os.Exit(0)
 	}
 	fmt.Println(`{"type":"progress","message":"warming up","percent":10}`)

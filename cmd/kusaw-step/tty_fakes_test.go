@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"kusaw.dev/step/sandbox"
 	"os"
 	"os/signal"
 	"strings"
@@ -19,12 +20,12 @@ import (
 // interactive step. init runs them before TestMain.
 func init() {
 	name := os.Getenv("STEP_TEST_TTY_FAKE")
-	if name == "" || os.Getenv("KUSAW_PROTOCOL") != "2" {
+	if name == "" || os.Getenv("KUSAW_PROTOCOL") != "2" || isSandboxHelper() {
 		return
 	}
 	if os.Getenv("KUSAW_HANDSHAKE") == "1" {
 		fmt.Println(`{"type":"handshake","name":"tty-` + name + `","version":"0.1.0","interactive":true,` +
-			`"continue_hint":"answer the prompt to finish","protocol_versions":[2]}`)
+			`"continue_hint":"answer the prompt to finish","protocol_versions":[2],` + fakeNeeds + `}`)
 		os.Exit(0)
 	}
 	ttyFakes[name]()
@@ -81,4 +82,10 @@ func ttyNotes() {
 func ttyResult(status, msg string) {
 	line := fmt.Sprintf(`{"type":"result","protocol_version":2,"status":%q,"reason_code":"done","message":%q}`, status, msg)
 	os.WriteFile(os.Getenv("KUSAW_RESULT"), []byte(line), 0o644)
+}
+
+// isSandboxHelper reports whether this process is the sandbox's supervisor
+// or bridge, which carry the step's environment but are not the step.
+func isSandboxHelper() bool {
+	return len(os.Args) > 1 && (os.Args[1] == sandbox.SuperviseCommand || os.Args[1] == sandbox.BridgeCommand)
 }

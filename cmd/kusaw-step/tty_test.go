@@ -117,7 +117,8 @@ func TestRawModeRestored(t *testing.T) {
 	for _, end := range []string{"kill the step", "SIGINT"} {
 		t.Run(end, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "attempt")
-			cmd, c := startOnConsole(t, "prompt", "run", "--grace", "1s", "--out", out, os.Args[0])
+			// The step's pid is the host's only outside a sandbox's PID namespace.
+			cmd, c := startOnConsole(t, "prompt", "run", "--sandbox", "off", "--grace", "1s", "--out", out, os.Args[0])
 			before := c.state(t)
 			m := c.waitFor(t, `ready pid=(\d+) size=(\d+x\d+)`)
 			if m[2] != "33x77" {

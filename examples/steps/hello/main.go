@@ -1,77 +1,101 @@
-// Hello is a small step of the Kusaw step protocol v2, written in Go: it
-// reports progress and usage, publishes an artifact and returns a greeting.
+// Hello is a small step of the Kusaw step protocol v2, written in Go with
+// package stepkit: it reports progress and usage, publishes an artifact and
+// returns a greeting.
 //
 // Run it with: kusaw-step run bin/hello --config '{"name":"Ada"}'
 package main
 
 import (
-	"bufio"
-	"encoding/json"
+	"context"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
+	"os/signal"
+	"syscall"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"kusaw.dev/step/protocol"
+	"kusaw.dev/step/stepkit"
 )
 
-// handshake is this step's answer when KUSAW_HANDSHAKE=1.
-const handshake = `{"type":"handshake","name":"hello","version":"1.0.0",` +
-	`"description":"Greets someone, with progress, usage and an artifact.",` +
-	`"interactive":false,"protocol_versions":[2],` +
-	`"outputs_schema":{"type":"object","required":["greeting"],"properties":{"greeting":{"type":"string"}}}}`
+// hello is this step: its handshake and what it does.
+var hello = &stepkit.Program{
+	Handshake: protocol.Handshake{
+		Name: "hello", Version: "1.0.0",
+		Description: "Greets someone, with progress, usage and an artifact.",
+		OutputsSchema: jsontext.Value(`{"type":"object","required":["greeting"],` +
+			`"properties":{"greeting":{"type":"string"}}}`),
+	},
+	Run: greet,
+}
 
 func main() {
-	if os.Getenv("KUSAW_HANDSHAKE") == "1" {
-		fmt.Println(handshake)
-		return
-	}
-	if err := run(os.Stdin, os.Stdout); err != nil {
+	// SIGTERM cancels ctx; greet then stops at its next wait.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	if err := hello.Main(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "hello:", err) // logs go to stderr
 		os.Exit(1)
 	}
 }
 
-// request is the part of the request this step reads.
-type request struct {
-	Config struct {
-		Name  string `json:"name"`
-		Delay string `json:"delay"` // between progress events, e.g. "200ms"
-	} `json:"config"`
-	ArtifactsDir string `json:"artifacts_dir"`
+// config is this step's config.
+type config struct {
+	Name  string `json:"name"`
+	Delay string `json:"delay"` // between progress events, e.g. "200ms"
 }
 
-func run(stdin io.Reader, stdout io.Writer) error {
-	var req request
-	if err := json.NewDecoder(stdin).Decode(&req); err != nil {
-		return fmt.Errorf("read the request: %w", err)
+func greet(ctx context.Context, s *stepkit.Step) (*protocol.Result, error) {
+	var cfg config
+	if err := s.Config(&cfg); err != nil {
+		return stepkit.Fail("bad_config", err.Error()), nil
 	}
-	name := req.Config.Name
+	name := cfg.Name
 	if name == "" {
 		name = "world"
 	}
-	delay, _ := time.ParseDuration(req.Config.Delay)
-	w := bufio.NewWriter(stdout)
-	emit := func(v any) {
-		line, _ := json.Marshal(v)
-		w.Write(append(line, '\n'))
-		w.Flush() // one flushed line per event, as it happens
-	}
+	delay, _ := time.ParseDuration(cfg.Delay)
 	for i, msg := range []string{"reading the request", "choosing words", "writing the greeting"} {
-		emit(map[string]any{"type": "progress", "message": msg, "percent": float64(i) * 40})
-		time.Sleep(delay)
+		if err := s.Progress(msg, float64(i)*40); err != nil {
+			return nil, err
+		}
+		if err := sleep(ctx, delay); err != nil {
+			return nil, err
+		}
 	}
 	greeting := "hello, " + name
-	path := filepath.Join(req.ArtifactsDir, "greeting.txt")
-	if err := os.WriteFile(path, []byte(greeting+"\n"), 0o644); err != nil {
-		return err
+	artifact := protocol.Artifact{Path: "greeting.txt", Kind: "log", Title: "The greeting"}
+	if err := s.WriteArtifact(artifact, []byte(greeting+"\n")); err != nil {
+		return nil, err
 	}
-	emit(map[string]any{"type": "artifact", "path": "greeting.txt", "kind": "log", "title": "The greeting"})
-	emit(map[string]any{"type": "usage", "tokens_input": 12, "tokens_output": 3, "cost_usd": 0.0001, "cost_source": "computed"})
-	emit(map[string]any{"type": "progress", "message": "done", "percent": 100})
-	emit(map[string]any{
-		"type": "result", "protocol_version": 2, "status": "ok", "reason_code": "greeted",
-		"message": greeting, "outputs": map[string]any{"greeting": greeting},
-		"artifacts": []any{map[string]any{"path": "greeting.txt", "kind": "log"}},
-	})
-	return nil
+	if err := s.Emit(usage()); err != nil {
+		return nil, err
+	}
+	if err := s.Progress("done", 100); err != nil {
+		return nil, err
+	}
+	res, err := stepkit.OK("greeted", greeting, map[string]string{"greeting": greeting})
+	if res != nil {
+		res.Artifacts = []protocol.Artifact{{Path: "greeting.txt", Kind: "log"}}
+	}
+	return res, err
+}
+
+// usage is what greeting someone costs.
+func usage() *protocol.Usage {
+	in, out, cost, source := int64(12), int64(3), 0.0001, "computed"
+	return &protocol.Usage{TokensInput: &in, TokensOutput: &out, CostUSD: &cost, CostSource: &source}
+}
+
+// sleep waits d, or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
 }

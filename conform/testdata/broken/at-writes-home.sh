@@ -1,0 +1,9 @@
+#!/bin/sh
+# The step writes in HOME (AT-011).
+if [ "${KUSAW_HANDSHAKE:-}" = 1 ]; then
+	echo '{"type":"handshake","name":"broken","version":"1.0.0","interactive":false,"protocol_versions":[2]}'
+	exit 0
+fi
+cat >/dev/null
+echo here > "$HOME/.broken-was-here"
+echo '{"type":"result","protocol_version":2,"status":"ok","reason_code":"done","message":"done"}'
