@@ -4,6 +4,9 @@
 // Usage:
 //
 //	kusaw-step run [flags] STEP [ARG...]        run one attempt
+//	kusaw-step run [flags] --kind slipway       run the built-in slipway step
+//	kusaw-step conform [flags] STEP [ARG...]    run the conformance battery; exit 0 iff no MUST check failed
+//	kusaw-step slipway                          the slipway step itself (it speaks the step protocol)
 //	kusaw-step handshake [--json] STEP [ARG...] run the handshake, print it and its warnings
 //	kusaw-step request [flags]                  print a synthesized valid request
 //	kusaw-step validate KIND FILE|-             validate a document
@@ -17,8 +20,13 @@
 // result.json, attempt.json and artifacts/. It shows a live status line on a
 // terminal and a verdict block; --json prints the attempt record instead.
 // On a timeout or SIGINT the step's process group gets SIGTERM, then SIGKILL
-// after --grace (default 5s). The first protocol error stops the step unless
-// --keep-going.
+// after --grace (default 5s). The step runs in a sandbox (--sandbox
+// auto|bwrap|seatbelt|off, default auto; --writable DIR, --allow-host HOST
+// for an egress allowlist through the runner's proxy) with an environment
+// built from a small base, the KUSAW_* variables and what its handshake
+// declares in needs_env; --secret NAME and --secrets-file FILE hand it
+// secrets it declares, masked in every log and the record. The first
+// protocol error stops the step unless --keep-going.
 //
 // An interactive step (handshake "interactive": true) runs on a
 // pseudo-terminal: stdin, in raw mode when it is a terminal, is its input

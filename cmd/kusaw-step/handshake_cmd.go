@@ -10,6 +10,7 @@ import (
 
 	"kusaw.dev/step/handshake"
 	"kusaw.dev/step/protocol"
+	"kusaw.dev/step/sandbox"
 )
 
 // cmdHandshake runs a step's handshake and prints what it declared.
@@ -17,6 +18,8 @@ func cmdHandshake(ctx context.Context, env *cmdEnv, args []string) error {
 	fs := newFlags("handshake", env)
 	asJSON := fs.Bool("json", false, "print {handshake, warnings} as JSON")
 	timeout := fs.Duration("timeout", 0, "how long the step may take to answer (default 10s)")
+	var allow listFlag
+	fs.Var(&allow, "allow-host", "a `HOST` (or *.suffix) of the allowlist the step would run under: declared egress it lacks is a warning; repeat it")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -31,6 +34,10 @@ func cmdHandshake(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	if err != nil {
 		return err
+	}
+	if len(allow) > 0 {
+		pol := &sandbox.Policy{Network: sandbox.NetworkAllowlist, Allow: allow}
+		info.Warnings = append(info.Warnings, sandbox.EgressWarnings(pol, info.Handshake.Egress)...)
 	}
 	if *asJSON {
 		return printJSON(env, map[string]any{"handshake": jsontext.Value(info.Raw), "warnings": nonNil(info.Warnings)})

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -51,5 +53,17 @@ func TestSchema(t *testing.T) {
 	out, _, code = runCmd(t, "", "schema", "--doc")
 	if code != exitOK || !strings.Contains(out, "\n## Environment variables\n") || strings.Count(out, " | 2 |\n") != 548 {
 		t.Errorf("schema --doc: exit %d, %d field rows; want 548 field rows", code, strings.Count(out, " | 2 |\n"))
+	}
+}
+
+func TestHandshakeEgressWarning(t *testing.T) {
+	stepPath := filepath.Join(t.TempDir(), "egress.sh")
+	script := "#!/bin/sh\necho '{\"type\":\"handshake\",\"name\":\"e\",\"version\":\"1\",\"interactive\":false,\"protocol_versions\":[2],\"egress\":[\"api.example.com\",\"x.example.org\"]}'\n"
+	if err := os.WriteFile(stepPath, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := runCmd(t, "", "handshake", "--allow-host", "*.example.org", stepPath)
+	if code != exitOK || !strings.Contains(out, "warning: egress_not_allowed: the step declares egress to api.example.com") || strings.Contains(out, "egress to x.example.org") {
+		t.Errorf("handshake --allow-host: exit %d\n%s\nwant one egress warning, for api.example.com", code, out)
 	}
 }
