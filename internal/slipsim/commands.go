@@ -113,21 +113,7 @@ func (s *sim) cmdSkip(args []string) error {
 
 // cmdStatus is the read-only status of one Run: slipway status RUN --root ROOT.
 func (s *sim) cmdStatus(args []string) error {
-	f, err := parseFlags(args, []string{"--root"}, []string{"--json"})
-	if err != nil {
-		return err
-	}
-	v, err := f.need("--root")
-	if err != nil {
-		return err
-	}
-	if len(f.pos) != 1 {
-		return usage("run_required", "status needs exactly one RUN")
-	}
-	if err := s.checkRoot(v[0]); err != nil {
-		return err
-	}
-	r, err := load(v[0], f.pos[0])
+	r, _, err := s.openRun("status", args, nil, []string{"--json"})
 	if err != nil {
 		return err
 	}
@@ -137,18 +123,7 @@ func (s *sim) cmdStatus(args []string) error {
 
 // cmdStop stops a Run: slipway stop RUN --root ROOT.
 func (s *sim) cmdStop(args []string) error {
-	f, err := parseFlags(args, []string{"--root"}, nil)
-	if err != nil {
-		return err
-	}
-	v, err := f.need("--root")
-	if err != nil || len(f.pos) != 1 {
-		return usage("run_required", "stop needs RUN and --root")
-	}
-	if err := s.checkRoot(v[0]); err != nil {
-		return err
-	}
-	r, err := load(v[0], f.pos[0])
+	r, _, err := s.openRun("stop", args, nil, nil)
 	if err != nil {
 		return err
 	}
@@ -180,4 +155,25 @@ func parseBudget(v string) (int, error) {
 		return 0, usage("invalid_budget", "--budget %q: want 1 to 1000", v)
 	}
 	return n, nil
+}
+
+// openRun parses "RUN --root ROOT" and the command's other flags, and
+// loads the Run; the caller releases it.
+func (s *sim) openRun(what string, args, valued, boolean []string) (*run, *flags, error) {
+	f, err := parseFlags(args, append([]string{"--root"}, valued...), boolean)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := f.need("--root")
+	if err != nil || len(f.pos) != 1 {
+		return nil, nil, usage("run_required", "%s needs RUN and --root", what)
+	}
+	if err := s.checkRoot(v[0]); err != nil {
+		return nil, nil, err
+	}
+	r, err := load(v[0], f.pos[0])
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, f, nil
 }

@@ -154,18 +154,7 @@ func (s *sim) grant(r *run, scope string) error {
 
 // cmdResume resumes a Run whose typed next is resume.
 func (s *sim) cmdResume(args []string) error {
-	f, err := parseFlags(args, []string{"--root", "--budget"}, nil)
-	if err != nil {
-		return err
-	}
-	v, err := f.need("--root")
-	if err != nil || len(f.pos) != 1 {
-		return usage("run_required", "resume needs RUN and --root")
-	}
-	if err := s.checkRoot(v[0]); err != nil {
-		return err
-	}
-	r, err := load(v[0], f.pos[0])
+	r, f, err := s.openRun("resume", args, []string{"--budget"}, nil)
 	if err != nil {
 		return err
 	}
