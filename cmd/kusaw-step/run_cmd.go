@@ -74,7 +74,13 @@ func cmdRun(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return &exitError{code: exitRunner, err: err}
 	}
-	if *asJSON {
+	return show(env, v, rec, dir, *asJSON)
+}
+
+// show prints the verdict, or with --json the record, and turns a verdict
+// other than ok into exit status 1.
+func show(env *cmdEnv, v *view, rec *step.Record, dir string, asJSON bool) error {
+	if asJSON {
 		if err := printJSON(env, rec); err != nil {
 			return err
 		}
