@@ -25,7 +25,8 @@
 // for an egress allowlist through the runner's proxy) with an environment
 // built from a small base, the KUSAW_* variables and what its handshake
 // declares in needs_env; --secret NAME and --secrets-file FILE hand it
-// secrets it declares, masked in every log and the record. The first
+// secrets it declares, masked in every log and the record, and
+// --inject NAME=HOST:HEADER has the proxy add one to requests to HOST. The first
 // protocol error stops the step unless --keep-going.
 //
 // An interactive step (handshake "interactive": true) runs on a

@@ -67,3 +67,31 @@ func TestHandshakeEgressWarning(t *testing.T) {
 		t.Errorf("handshake --allow-host: exit %d\n%s\nwant one egress warning, for api.example.com", code, out)
 	}
 }
+
+func TestInjectFlag(t *testing.T) {
+	t.Setenv("API_KEY", "k-123456789")
+	tests := []struct {
+		args []string
+		in   string // in the error; "" when valid
+	}{
+		{[]string{"--secret", "API_KEY", "--allow-host", "api.example.com", "--inject", "API_KEY=api.example.com:Authorization"}, ""},
+		{[]string{"--secret", "API_KEY", "--inject", "API_KEY=api.example.com:Authorization"}, "add --allow-host api.example.com"},
+		{[]string{"--allow-host", "api.example.com", "--inject", "API_KEY=api.example.com:Authorization"}, "no secret API_KEY"},
+		{[]string{"--inject", "API_KEY"}, "want NAME=HOST:HEADER"},
+	}
+	for _, tt := range tests {
+		var sf sandboxFlags
+		fs := newFlags("run", &cmdEnv{stderr: &bytes.Buffer{}})
+		sf.register(fs)
+		if err := fs.Parse(tt.args); err != nil {
+			t.Fatal(err)
+		}
+		o, err := sf.options()
+		switch {
+		case tt.in == "" && (err != nil || len(o.Inject) != 1 || o.Inject[0].Value != "k-123456789" || len(o.Secrets) != 0):
+			t.Errorf("%v: %v, %+v; want one injection holding the secret, none left for the step", tt.args, err, o)
+		case tt.in != "" && (err == nil || !strings.Contains(err.Error(), tt.in)):
+			t.Errorf("%v: %v; want an error containing %q", tt.args, err, tt.in)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"io"
 	"os"
+	"strings"
 
 	"kusaw.dev/step/sandbox"
 )
@@ -16,6 +17,7 @@ type sandboxFlags struct {
 	writable    listFlag
 	secrets     listFlag
 	secretsFile string
+	inject      listFlag
 }
 
 func (sf *sandboxFlags) register(fs *flag.FlagSet) {
@@ -24,6 +26,7 @@ func (sf *sandboxFlags) register(fs *flag.FlagSet) {
 	fs.Var(&sf.writable, "writable", "a host `DIR` the step may also write; repeat it")
 	fs.Var(&sf.secrets, "secret", "pass the secret `NAME` from this environment to a step that declares it in needs_env; repeat it")
 	fs.StringVar(&sf.secretsFile, "secrets-file", "", "a `FILE` of NAME=value lines: secrets for a step that declares them")
+	fs.Var(&sf.inject, "inject", "`NAME=HOST:HEADER`: the egress proxy sets HEADER to the secret NAME on plain-HTTP requests to HOST (an --allow-host); the step never sees it; repeat it")
 }
 
 // options returns the sandbox options of the attempt: a secret named but
@@ -42,10 +45,38 @@ func (sf *sandboxFlags) options() (*sandbox.Options, error) {
 	if err != nil {
 		return nil, usageErrorf("%v", err)
 	}
+	inject, err := sf.injections(secrets)
+	if err != nil {
+		return nil, err
+	}
 	return &sandbox.Options{
 		Flags:   sandbox.Flags{Mode: sf.mode, AllowHosts: sf.allowHosts, Writable: sf.writable},
-		Secrets: secrets,
+		Secrets: secrets, Inject: inject,
 	}, nil
+}
+
+// injections turns each --inject NAME=HOST:HEADER into a header the proxy
+// sets. The secret NAME is taken out of secrets: the proxy holds it, the
+// step never gets it.
+func (sf *sandboxFlags) injections(secrets map[string]string) ([]sandbox.Inject, error) {
+	var out []sandbox.Inject
+	for _, spec := range sf.inject {
+		name, target, ok1 := strings.Cut(spec, "=")
+		host, header, ok2 := strings.Cut(target, ":")
+		if !ok1 || !ok2 || name == "" || host == "" || header == "" {
+			return nil, usageErrorf("--inject %q: want NAME=HOST:HEADER", spec)
+		}
+		value, ok := secrets[name]
+		if !ok {
+			return nil, usageErrorf("--inject %s: no secret %s; give it with --secret %s or --secrets-file", spec, name, name)
+		}
+		if !sandbox.Allowed(host, sf.allowHosts) {
+			return nil, usageErrorf("--inject %s: %s is not allowed; add --allow-host %s", spec, host, host)
+		}
+		delete(secrets, name)
+		out = append(out, sandbox.Inject{Name: name, Host: host, Header: header, Value: value})
+	}
+	return out, nil
 }
 
 // sandboxHelper returns the hidden subcommand name that the sandbox runs:
