@@ -67,7 +67,7 @@ func (p *ProtocolError) Diagnosis(stderrTail string) string {
 	if int64(len(p.Bytes)) < p.Size {
 		shown += fmt.Sprintf(", the first %d shown", len(p.Bytes))
 	}
-	fmt.Fprintf(&b, "---8<--- stdout line %d (%s)\n%s\n---8<---\n", p.Line, shown, visible(p.Bytes))
+	fmt.Fprintf(&b, "---8<--- stdout line %d (%s)\n%s\n---8<---\n", p.Line, shown, Visible(p.Bytes))
 	if p.Hint != "" {
 		fmt.Fprintf(&b, "Hint: %s\n", p.Hint)
 	}
@@ -77,17 +77,17 @@ func (p *ProtocolError) Diagnosis(stderrTail string) string {
 	return b.String()
 }
 
-// visible returns b as text, with invalid UTF-8 and invisible characters
-// (controls other than tab, a BOM, other format characters) escaped as
-// \xNN or \uNNNN.
-func visible(b []byte) string {
+// Visible returns bytes a step printed as text for a person: invalid
+// UTF-8 and invisible characters (controls other than tab and newline, a
+// BOM, other format characters) are escaped as \xNN or \uNNNN.
+func Visible(b []byte) string {
 	var s strings.Builder
 	for len(b) > 0 {
 		r, n := utf8.DecodeRune(b)
 		switch {
 		case r == utf8.RuneError && n == 1:
 			fmt.Fprintf(&s, `\x%02x`, b[0])
-		case r == '\t' || unicode.IsPrint(r):
+		case r == '\t' || r == '\n' || unicode.IsPrint(r):
 			s.Write(b[:n])
 		case r < utf8.RuneSelf:
 			fmt.Fprintf(&s, `\x%02x`, r)

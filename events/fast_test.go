@@ -379,8 +379,8 @@ func TestVisible(t *testing.T) {
 		{"\ufeffbom, zero\u200bwidth, nbsp\u00a0", `\ufeffbom, zero\u200bwidth, nbsp\u00a0`},
 	}
 	for _, tt := range tests {
-		if got := visible([]byte(tt.in)); got != tt.want {
-			t.Errorf("visible(%q) = %q; want %q", tt.in, got, tt.want)
+		if got := Visible([]byte(tt.in)); got != tt.want {
+			t.Errorf("Visible(%q) = %q; want %q", tt.in, got, tt.want)
 		}
 	}
 }

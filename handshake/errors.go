@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"kusaw.dev/step/protocol"
+
+	"kusaw.dev/step/events"
 )
 
 // The conditions [Run] reports. Each one is the Err of an [*Error], whose
@@ -56,7 +56,7 @@ func (e *Error) Error() string {
 	if e.Hint != "" {
 		fmt.Fprintf(&b, "\n  what to do: %s", e.Hint)
 	}
-	quote(&b, "stdout", printable(e.Line))
+	quote(&b, "stdout", events.Visible(e.Line))
 	quote(&b, "stderr, last lines", e.Stderr)
 	return b.String()
 }
@@ -102,23 +102,4 @@ func quote(b *strings.Builder, title, text string) {
 		return
 	}
 	fmt.Fprintf(b, "\n  %s:\n---8<---\n%s\n---8<---", title, strings.TrimSuffix(text, "\n"))
-}
-
-// printable renders bytes from a step for a terminal: invalid UTF-8, a BOM
-// and control characters other than tab and newline are shown escaped.
-func printable(b []byte) string {
-	var s strings.Builder
-	for len(b) > 0 {
-		r, n := utf8.DecodeRune(b)
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&s, `\x%02x`, b[0])
-		case r == '\uFEFF' || (unicode.IsControl(r) && r != '\t' && r != '\n'):
-			fmt.Fprintf(&s, `\u%04x`, r)
-		default:
-			s.Write(b[:n])
-		}
-		b = b[n:]
-	}
-	return s.String()
 }

@@ -36,18 +36,3 @@ func TestKnownFeaturesMatchSchema(t *testing.T) {
 	}
 }
 
-func TestPrintable(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct{ in, want string }{
-		{"plain {\"a\":1}", "plain {\"a\":1}"},
-		{"tab\tand\nnewline", "tab\tand\nnewline"},
-		{"\ufeff{}", `\ufeff{}`},
-		{"bad \xff byte", `bad \xff byte`},
-		{"bell\a esc\x1b", `bell\u0007 esc\u001b`},
-		{"café", "café"},
-	} {
-		if got := printable([]byte(tt.in)); got != tt.want {
-			t.Errorf("printable(%q) = %q; want %q", tt.in, got, tt.want)
-		}
-	}
-}
