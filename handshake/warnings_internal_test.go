@@ -35,4 +35,3 @@ func TestKnownFeaturesMatchSchema(t *testing.T) {
 		t.Errorf("knownFeatures = %q; the schema lists %q", knownFeatures, want)
 	}
 }
-
