@@ -22,9 +22,17 @@
 //
 // The Run id is the result's session (provider "slipway").
 //
+// [MainInteractive] is the same step as an interactive one (`kusaw-step
+// slipway --interactive`, on a pty): the request, events and result go
+// through KUSAW_REQUEST, KUSAW_EVENTS and KUSAW_RESULT, and a pause is put
+// to the person on the terminal. A decision is answered with the line they
+// type (in a private 0600 file, through the answer-decision variant); a
+// destructive confirmation is granted only when they type exactly its
+// scope digest. Anything else, or the end of input, leaves the pause to
+// the result, as the non-interactive step does.
+//
 // It does not parse display commands, repair an agent's Outcome, retry a
-// committed mutation, or grant a destructive confirmation: a person does,
-// with the command the result gives. It does not answer pauses on a
-// terminal (the interactive variant is not built yet), and it reads no
-// source from GitHub: config.source_file is the envelope.
+// committed mutation, or grant a destructive confirmation on its own: a
+// person does, on the terminal or with the command the result gives. It
+// reads no source from GitHub: config.source_file is the envelope.
 package slipway

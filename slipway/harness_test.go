@@ -35,6 +35,10 @@ type harness struct {
 	// protocolErrorOK: the runner records a result with reason_code
 	// protocol_error among the attempt's protocol errors; expected then.
 	protocolErrorOK bool
+	// interactive runs `slipway --interactive` on a pty: terminal is
+	// what the person types and sees.
+	interactive bool
+	terminal    step.Terminal
 }
 
 func newHarness(t *testing.T, agent string) *harness {
@@ -75,7 +79,7 @@ func (h *harness) attempt(resume string) *step.Record {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	rec, err := step.Run(ctx, step.Attempt{Command: []string{exe}, Request: raw, OutDir: out, Env: h.env(),
-		HandshakeTimeout: time.Minute, Observer: step.Observer{Event: h.observe}})
+		HandshakeTimeout: time.Minute, Observer: step.Observer{Event: h.observe}, Terminal: h.terminal})
 	if err != nil {
 		h.t.Fatalf("step.Run: %v", err)
 	}
@@ -88,6 +92,9 @@ func (h *harness) attempt(resume string) *step.Record {
 func (h *harness) env() []string {
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "SLIPWAY_TEST_ROLE=step",
 		"SLIPSIM_ARGV_LOG=" + h.argvLog, "SLIPSIM_SCENARIO=" + h.scenario, "GORACE=atexit_sleep_ms=0"}
+	if h.interactive {
+		env = append(env, "SLIPWAY_TEST_INTERACTIVE=1")
+	}
 	for k, v := range h.extraEnv {
 		env = append(env, k+"="+v)
 	}

@@ -23,6 +23,7 @@ type host struct {
 	tmp       string // a private 0700 folder for the goal, source and outcome files
 	artifacts string // where a person's answer file is suggested
 	emit      *emitter
+	person    *person // answers pauses on the terminal; nil when not interactive
 	runID     string
 	resumed   string // the session id this attempt continued, if any
 	findings  []Finding
@@ -105,7 +106,14 @@ func (h *host) drive(ctx context.Context, st *State) *protocol.Result {
 		case st.State == "ended":
 			return h.ended(st)
 		case st.State == "paused":
-			return h.paused(st)
+			next, err := h.ask(ctx, st)
+			if err != nil {
+				return h.failed(err)
+			}
+			if next == nil {
+				return h.paused(st)
+			}
+			st = next
 		default:
 			return h.stopped(st)
 		}

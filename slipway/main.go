@@ -36,14 +36,15 @@ func Main(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, env []
 		return err
 	}
 	em := &emitter{w: bufio.NewWriter(stdout), stderr: stderr}
-	res := runRequest(ctx, stdin, env, em)
+	res := runRequest(ctx, stdin, env, em, nil)
 	em.line(res)
 	return em.err
 }
 
-// runRequest reads the request and drives the Run it asks for.
-func runRequest(ctx context.Context, stdin io.Reader, env []string, em *emitter) *protocol.Result {
-	h := &host{emit: em}
+// runRequest reads the request and drives the Run it asks for; p, when
+// not nil, is the person who answers pauses on the step's terminal.
+func runRequest(ctx context.Context, stdin io.Reader, env []string, em *emitter, p *person) *protocol.Result {
+	h := &host{emit: em, person: p}
 	req, cfg, err := readRequest(stdin)
 	if err != nil {
 		return h.result(protocol.StatusFail, ReasonConfigInvalid, err.Error())

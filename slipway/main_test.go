@@ -17,7 +17,8 @@ var simBin string
 
 // TestMain runs the test binary in one of three roles: a fake agent
 // (argv "fake-agent NAME"), the slipway step itself (SLIPWAY_TEST_ROLE=step,
-// so step.Run drives the real step protocol), or the tests, after building
+// so step.Run drives the real step protocol; with SLIPWAY_TEST_INTERACTIVE=1
+// the interactive variant, on a pty), or the tests, after building
 // the Slipway simulator once.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 2 && os.Args[1] == "fake-agent" {
@@ -27,7 +28,11 @@ func TestMain(m *testing.M) {
 		os.Exit(fakeClaude(os.Args[2:]))
 	}
 	if os.Getenv("SLIPWAY_TEST_ROLE") == "step" {
-		if err := slipway.Main(context.Background(), os.Stdin, os.Stdout, os.Stderr, os.Environ()); err != nil {
+		serve := slipway.Main
+		if os.Getenv("SLIPWAY_TEST_INTERACTIVE") == "1" {
+			serve = slipway.MainInteractive
+		}
+		if err := serve(context.Background(), os.Stdin, os.Stdout, os.Stderr, os.Environ()); err != nil {
 			fmt.Fprintln(os.Stderr, "slipway step:", err)
 			os.Exit(1)
 		}

@@ -6,7 +6,7 @@
 //	kusaw-step run [flags] STEP [ARG...]        run one attempt
 //	kusaw-step run [flags] --kind slipway       run the built-in slipway step
 //	kusaw-step conform [flags] STEP [ARG...]    run the conformance battery; exit 0 iff no MUST check failed
-//	kusaw-step slipway                          the slipway step itself (it speaks the step protocol)
+//	kusaw-step slipway [--interactive]          the slipway step itself (it speaks the step protocol)
 //	kusaw-step handshake [--json] STEP [ARG...] run the handshake, print it and its warnings
 //	kusaw-step request [flags]                  print a synthesized valid request
 //	kusaw-step validate KIND FILE|-             validate a document

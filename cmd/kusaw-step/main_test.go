@@ -95,3 +95,19 @@ func TestInjectFlag(t *testing.T) {
 		}
 	}
 }
+
+func TestOutDirNamedForTheProgram(t *testing.T) {
+	for _, tt := range []struct {
+		command []string
+		want    string
+	}{
+		{[]string{"bin/hello", "--verbose"}, "hello-"},
+		{[]string{"examples/steps/python/hello.py"}, "hello-"},
+		{[]string{"/usr/bin/kusaw-step", "slipway", "--interactive"}, "slipway-"},
+	} {
+		dir, err := outDir("", stepName(tt.command))
+		if err != nil || !strings.HasPrefix(filepath.Base(dir), tt.want) || filepath.Base(filepath.Dir(dir)) != "kusaw-runs" {
+			t.Errorf("outDir for %v = %s, %v; want kusaw-runs/%sTIME", tt.command, dir, err, tt.want)
+		}
+	}
+}

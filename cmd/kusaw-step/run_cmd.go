@@ -34,7 +34,7 @@ func cmdRun(ctx context.Context, env *cmdEnv, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	command, err := stepCommand(*kind, fs.Args())
+	command, err := stepCommand(*kind, fs.Args(), isTerminal(env.stdin))
 	if err != nil {
 		return err
 	}
@@ -46,7 +46,7 @@ func cmdRun(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	dir, err := outDir(*out, command[len(command)-1])
+	dir, err := outDir(*out, stepName(command))
 	if err != nil {
 		return err
 	}
@@ -94,8 +94,9 @@ func show(env *cmdEnv, v *view, rec *step.Record, dir string, asJSON bool) error
 }
 
 // stepCommand returns the step's argv: the arguments, or for --kind
-// slipway this binary's own slipway step.
-func stepCommand(kind string, args []string) ([]string, error) {
+// slipway this binary's own slipway step, interactive when the runner's
+// stdin is a terminal (a person is there to answer its pauses).
+func stepCommand(kind string, args []string, interactive bool) ([]string, error) {
 	switch {
 	case kind == "" && len(args) > 0:
 		return args, nil
@@ -108,16 +109,31 @@ func stepCommand(kind string, args []string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	if interactive {
+		return []string{self, "slipway", "--interactive"}, nil
+	}
 	return []string{self, "slipway"}, nil
 }
 
 // stepName names the step for its request and attempt folder: the
 // program's base name, or "slipway".
 func stepName(command []string) string {
-	if len(command) == 2 && command[1] == "slipway" {
+	if isSlipwayKind(command) {
 		return "slipway"
 	}
 	return filepath.Base(command[0])
+}
+
+// isSlipwayKind reports whether command is one stepCommand gives for
+// --kind slipway: SELF slipway [--interactive].
+func isSlipwayKind(command []string) bool {
+	switch len(command) {
+	case 2:
+		return command[1] == "slipway"
+	case 3:
+		return command[1] == "slipway" && command[2] == "--interactive"
+	}
+	return false
 }
 
 // outDir returns the attempt folder: the one given, or a new one under
@@ -144,7 +160,9 @@ func newLogger(w io.Writer, level string) (zerolog.Logger, error) {
 	return zerolog.New(w).Level(lvl).With().Timestamp().Logger(), nil
 }
 
-func isTerminal(w io.Writer) bool {
+// isTerminal reports whether the stdin or stdout (or stderr) it is given is
+// a terminal.
+func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
