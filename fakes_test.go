@@ -55,6 +55,9 @@ var fakes = map[string]func(){
 	"artifact-missing":    func() { withResult(`"artifacts":[{"path":"nope.txt","kind":"log"}]`) },
 	"artifact-escape":     artifactEscape,
 	"artifact-evidence":   artifactEvidence,
+	"sandboxed":           sandboxedFake,
+	"prints-secret":       printsSecret,
+	"needs-path":          func() { result("ok", "unreachable") },
 }
 
 // handshakes are the fakes' answers when KUSAW_HANDSHAKE=1.
@@ -66,6 +69,9 @@ var handshakes = map[string]func(){
 	"hs-bad-schema": func() {
 		say(strings.Replace(handshakeLine, `"outputs_schema":{"type":"object"`, `"outputs_schema":{"type":"objekt"`, 1))
 	},
+	"sandboxed":     func() { say(sandboxedHandshake) },
+	"prints-secret": func() { say(sandboxedHandshake) },
+	"needs-path":    needsPathHandshake,
 }
 
 const handshakeLine = `{"type":"handshake","name":"fake","version":"0.1.0","interactive":false,"protocol_versions":[2],` +

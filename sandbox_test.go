@@ -17,26 +17,27 @@ const secretValue = "s3cr3t-Value-9876"
 const sandboxedHandshake = `{"type":"handshake","name":"fake","version":"0.1.0","interactive":false,"protocol_versions":[2],` +
 	`"needs_env":[{"name":"STEP_TEST_FAKE","secret":false},{"name":"GORACE","secret":false},{"name":"MY_TOKEN","secret":true}]}`
 
-func init() {
-	fakes["sandboxed"] = func() {
-		if err := os.WriteFile("/etc/kusaw-sandbox-probe", nil, 0o644); err == nil {
-			result("fail", "wrote to /etc")
-			return
-		}
-		result("ok", "KUSAW_SANDBOX="+os.Getenv("KUSAW_SANDBOX")+" RUNNER_ONLY="+os.Getenv("RUNNER_ONLY"))
+// sandboxedFake is a step that checks it cannot write /etc and reports the
+// sandbox it sees and whether the runner's environment leaked in.
+func sandboxedFake() {
+	if err := os.WriteFile("/etc/kusaw-sandbox-probe", nil, 0o644); err == nil {
+		result("fail", "wrote to /etc")
+		return
 	}
-	fakes["prints-secret"] = func() {
-		token := os.Getenv("MY_TOKEN")
-		say(`{"type":"progress","message":"token ` + token + `"}`)
-		os.Stderr.WriteString("the token is " + token + "\n")
-		result("ok", "used "+token)
-	}
-	fakes["needs-path"] = func() { result("ok", "unreachable") }
-	handshakes["sandboxed"] = func() { say(sandboxedHandshake) }
-	handshakes["prints-secret"] = func() { say(sandboxedHandshake) }
-	handshakes["needs-path"] = func() {
-		say(strings.Replace(sandboxedHandshake, `"needs_env"`, `"needs_paths":{"read":["/nonexistent/kusaw-tools"]},"needs_env"`, 1))
-	}
+	result("ok", "KUSAW_SANDBOX="+os.Getenv("KUSAW_SANDBOX")+" RUNNER_ONLY="+os.Getenv("RUNNER_ONLY"))
+}
+
+// printsSecret prints the secret it was given everywhere it can.
+func printsSecret() {
+	token := os.Getenv("MY_TOKEN")
+	say(`{"type":"progress","message":"token ` + token + `"}`)
+	os.Stderr.WriteString("the token is " + token + "\n")
+	result("ok", "used "+token)
+}
+
+// needsPathHandshake declares a path no machine has.
+func needsPathHandshake() {
+	say(strings.Replace(sandboxedHandshake, `"needs_env"`, `"needs_paths":{"read":["/nonexistent/kusaw-tools"]},"needs_env"`, 1))
 }
 
 func needBwrap(t *testing.T) {
