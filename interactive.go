@@ -105,7 +105,11 @@ func (at *attempt) startOnTerminal(tty *os.File) (*proc.Process, error) {
 // when the step takes live notes, and the request, result and events files
 // when it is interactive.
 func (at *attempt) envOptions() request.EnvOptions {
-	eo := request.EnvOptions{}
+	base := at.a.Env
+	if base == nil {
+		base = os.Environ()
+	}
+	eo := request.EnvOptions{Tools: request.OperatorTools(base)}
 	if at.info != nil && at.info.Handshake.Notes == "live" {
 		eo.NotesFile = at.path(NotesFile)
 	}

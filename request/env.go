@@ -2,6 +2,7 @@ package request
 
 import (
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,6 +21,28 @@ type EnvOptions struct {
 	ResultFile     string // KUSAW_RESULT, for an interactive step
 	EventsFile     string // KUSAW_EVENTS, for an interactive step
 	NotesFile      string // KUSAW_NOTES_FILE, the JSONL file of steer notes
+	// Tools are the operator's "NAME=value" settings of the agent tools
+	// (see [ToolVars]), as [OperatorTools] takes them from the runner's
+	// environment; other names are ignored.
+	Tools []string
+}
+
+// ToolVars are the table's variables that name the operator's agent tools:
+// the runner does not compute them, the operator configures them, and a
+// step that calls an agent (the slipway kind) needs them.
+var ToolVars = []string{"KUSAW_CLAUDE_COMMAND", "KUSAW_CLAUDE_EXTRA_ARGS", "KUSAW_AGENT_PROVIDER", "KUSAW_CURSOR_COMMAND", "KUSAW_CURSOR_EXTRA_ARGS"}
+
+// OperatorTools returns the [ToolVars] set in environ, the runner's own
+// environment.
+func OperatorTools(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if slices.Contains(ToolVars, name) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // reserved is the prefix of every variable the protocol owns.
@@ -44,7 +67,8 @@ const baseRefRow = "KUSAW_BASE_REF_<LABEL>"
 //     first repo wins when two labels give the same name);
 //   - KUSAW_SANDBOX, always, even when empty;
 //   - KUSAW_REQUEST, KUSAW_RESULT, KUSAW_EVENTS and KUSAW_NOTES_FILE when
-//     eo gives their paths.
+//     eo gives their paths;
+//   - the agent tools of [ToolVars] that eo.Tools sets.
 //
 // So the protocol's reserved names always win over inherited ones. The
 // table's other optional variables (KUSAW_BIN, KUSAW_ATLAS_*, ...) belong
@@ -73,9 +97,24 @@ func Env(base []string, req *protocol.Request, eo EnvOptions) []string {
 			}
 		} else if value, ok := attemptValue(v.Name, req, eo); ok {
 			add(v.Name, value)
+		} else if value, ok := toolValue(v.Name, eo.Tools); ok {
+			add(v.Name, value)
 		}
 	}
 	return env
+}
+
+// toolValue is the operator's setting of a [ToolVars] name, if any.
+func toolValue(name string, tools []string) (string, bool) {
+	if !slices.Contains(ToolVars, name) {
+		return "", false
+	}
+	for _, kv := range tools {
+		if n, v, _ := strings.Cut(kv, "="); n == name {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 // attemptValue returns the value of the variable name for an attempt of

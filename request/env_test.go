@@ -162,3 +162,18 @@ func TestEnvInherits(t *testing.T) {
 		t.Errorf("Env(nil): REQUEST_TEST_MARK=%q, KUSAW_RUN_ID=%q; want kept, r-1", got["REQUEST_TEST_MARK"], got["KUSAW_RUN_ID"])
 	}
 }
+
+func TestEnvTools(t *testing.T) {
+	req := &protocol.Request{Step: protocol.StepInfo{ID: "s", Attempt: 1}}
+	base := []string{"KUSAW_AGENT_PROVIDER=claude-code", "KUSAW_CLAUDE_COMMAND=/opt/claude", "KUSAW_RUN_ID=evil", "KUSAW_BIN=/x"}
+	env := request.Env([]string{}, req, request.EnvOptions{Tools: request.OperatorTools(base)})
+	got := strings.Join(env, "\n")
+	for _, want := range []string{"KUSAW_AGENT_PROVIDER=claude-code", "KUSAW_CLAUDE_COMMAND=/opt/claude", "KUSAW_RUN_ID="} {
+		if !strings.Contains(got+"\n", want+"\n") {
+			t.Errorf("Env lacks %s:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "evil") || strings.Contains(got, "KUSAW_BIN") {
+		t.Errorf("Env passed on a reserved or factory-only variable:\n%s", got)
+	}
+}
