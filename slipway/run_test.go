@@ -193,7 +193,7 @@ func TestLostResponseRetriedWithIdenticalBytes(t *testing.T) {
 func TestIssueBackedRunReadsMaterial(t *testing.T) {
 	h := newHarness(t, "issue")
 	src := filepath.Join(t.TempDir(), "source.json")
-	if err := os.WriteFile(src, []byte(sourceEnvelope), 0o644); err != nil {
+	if err := os.WriteFile(src, []byte(sourceEnvelope(t)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	h.config["source_file"] = src

@@ -8,25 +8,22 @@ import (
 	"kusaw.dev/step/slipway"
 )
 
-// sourceEnvelope is a valid issue-backed source with five sections, for
-// tests.
-var sourceEnvelope = `{"source_version":2,"provider":"github","host":"github.com","repository_id":"R_kgDOA1",` +
-	`"issue_id":"I_kwDOA1","issue_number":7,"canonical_url":"https://github.com/acme/app/issues/7",` +
-	`"updated_at":"2026-11-30T00:00:00Z","fetched_at":"2026-11-30T00:00:01Z","title":"Greeting","body":"x","labels":[],` +
-	`"comments":[` + comment(1, "The app greets.") + `,` + comment(2, "Print hello.") + `,` + comment(3, "hello -> hello") +
-	`,` + comment(4, "No new deps.") + `,` + comment(5, "No i18n.") + `]}`
-
-func comment(n int, body string) string {
-	b, _ := json.Marshal(body)
-	id := string(rune('0' + n))
-	return `{"node_id":"IC_` + id + `","database_id":` + id + `,"url":"https://github.com/acme/app/issues/7#issuecomment-` + id +
-		`","updated_at":"2026-11-30T00:00:00Z","author_id":"U_1","is_minimized":false,"body":` + string(b) + `}`
+// sourceEnvelope returns a valid issue-backed source with five sections,
+// one file for the simulator's tests and the step's.
+func sourceEnvelope(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile("testdata/source-envelope.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
 
 func TestMaterialPinnedArgv(t *testing.T) {
 	w := newWorld(t)
-	w.validAs("source-envelope", []byte(sourceEnvelope))
-	st := w.start("--source-file", w.private("source.json", sourceEnvelope))
+	src := sourceEnvelope(t)
+	w.validAs("source-envelope", []byte(src))
+	st := w.start("--source-file", w.private("source.json", src))
 	req := st.Action.Requirements
 	if req == nil || len(req.RequiredForAction) != 5 || len(req.Reader.BaseArgv) != 9 {
 		t.Fatalf("requirements %+v; want five sections and a nine-element reader", req)
