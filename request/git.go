@@ -17,8 +17,13 @@ const gitTimeout = 5 * time.Second
 // probeRepos returns the git checkout dir lies in as the request's one
 // repo, or an empty list when git is missing, dir is not in a checkout
 // (or git refuses it, e.g. for dubious ownership), HEAD has no commit yet,
-// or git takes longer than gitTimeout. Only read-only commands run.
+// or git takes longer than gitTimeout. Only read-only commands run, and
+// none when no folder from dir up holds a .git: git is not started for
+// nothing on every run.
 func probeRepos(dir string) []protocol.Repo {
+	if !inCheckout(dir) {
+		return []protocol.Repo{}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
 	defer cancel()
 	top, err := git(ctx, dir, "rev-parse", "--show-toplevel")
@@ -41,6 +46,22 @@ func probeRepos(dir string) []protocol.Repo {
 		Standards: "",
 		Status:    "running",
 	}}
+}
+
+// inCheckout reports whether dir or a folder above it holds a .git entry:
+// a folder in a checkout, a file in a linked worktree or submodule. Only
+// then can git find a repository there, the GIT_* variables being dropped.
+func inCheckout(dir string) bool {
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return false
+		}
+		dir = parent
+	}
 }
 
 // baseRef is the commit the branch started from: where HEAD leaves the
