@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 	"sync"
@@ -84,45 +83,58 @@ func Source(kind string) ([]byte, error) {
 	return FS.ReadFile(name)
 }
 
-// compiled holds every embedded schema, compiled once, by kind.
-var compiled = sync.OnceValues(compileAll)
-
-func compileAll() (map[string]*jsonschema.Schema, error) {
-	c := jsonschema.NewCompiler()
-	c.UseLoader(refuseLoader{})
-	err := fsWalk(func(name string, doc any) error {
-		return c.AddResource(BaseURL+name, doc)
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]*jsonschema.Schema)
-	for _, kind := range Kinds() {
-		name, _ := file(kind)
-		s, err := c.Compile(BaseURL + name)
-		if err != nil {
-			return nil, fmt.Errorf("schemas: compile %s: %w", name, err)
-		}
-		out[kind] = s
-	}
-	return out, nil
+// compiled holds the embedded schemas compiled so far, by kind. A command
+// compiles only the kinds it validates, on first use: compiling all of them
+// would cost every run of the runner tens of milliseconds.
+var compiled struct {
+	sync.Mutex
+	c     *jsonschema.Compiler // loads embedded files as references need them
+	kinds map[string]*jsonschema.Schema
 }
 
-// fsWalk calls fn with every embedded schema file, decoded.
-func fsWalk(fn func(name string, doc any) error) error {
-	for _, pattern := range []string{"*.schema.json", "events/*.json", "outputs/*.json"} {
-		names, _ := fs.Glob(FS, pattern)
-		for _, name := range names {
-			doc, err := readJSON(name)
-			if err != nil {
-				return err
-			}
-			if err := fn(name, doc); err != nil {
-				return err
-			}
-		}
+// schemaOf returns the compiled schema of kind, a kind [file] knows.
+func schemaOf(kind string) (*jsonschema.Schema, error) {
+	compiled.Lock()
+	defer compiled.Unlock()
+	if s, ok := compiled.kinds[kind]; ok {
+		return s, nil
 	}
-	return nil
+	if compiled.c == nil {
+		compiled.c = newCompiler(true)
+		compiled.kinds = make(map[string]*jsonschema.Schema)
+	}
+	name, _ := file(kind)
+	s, err := compiled.c.Compile(BaseURL + name)
+	if err != nil {
+		return nil, fmt.Errorf("schemas: compile %s: %w", name, err)
+	}
+	compiled.kinds[kind] = s
+	return s, nil
+}
+
+// newCompiler returns a compiler of the embedded schemas. At run time it
+// trusts them: checking them against the metaschema would cost every
+// command more than validating a document. TestEmbeddedSchemasAreValid
+// compiles them with trust false, which checks them.
+func newCompiler(trust bool) *jsonschema.Compiler {
+	c := jsonschema.NewCompiler()
+	c.UseLoader(embeddedLoader{})
+	if trust {
+		c.TrustSchemas()
+	}
+	return c
+}
+
+// embeddedLoader gives the compiler the embedded schema files, by their
+// $id, and refuses any other URL.
+type embeddedLoader struct{}
+
+func (embeddedLoader) Load(url string) (any, error) {
+	name, ok := strings.CutPrefix(url, BaseURL)
+	if !ok {
+		return refuseLoader{}.Load(url)
+	}
+	return readJSON(name)
 }
 
 func readJSON(name string) (any, error) {
@@ -178,16 +190,15 @@ func (e *Error) Error() string {
 // event type. It returns nil, an [*Error] or an error wrapping
 // [ErrUnknownKind].
 func Validate(kind string, doc any) error {
-	all, err := compiled()
-	if err != nil {
+	if kind == "event" {
+		return validateEvent(doc)
+	}
+	if _, ok := file(kind); !ok {
+		_, err := Source(kind)
 		return err
 	}
-	if kind == "event" {
-		return validateEvent(all, doc)
-	}
-	s, ok := all[kind]
-	if !ok {
-		_, err := Source(kind)
+	s, err := schemaOf(kind)
+	if err != nil {
 		return err
 	}
 	return validate(kind, s, doc)
@@ -206,15 +217,18 @@ func validate(kind string, s *jsonschema.Schema, doc any) (err error) {
 	return asError(kind, s.Validate(doc))
 }
 
-func validateEvent(all map[string]*jsonschema.Schema, doc any) error {
+func validateEvent(doc any) error {
 	obj, ok := doc.(map[string]any)
 	if !ok {
 		return &Error{Kind: "event", Problems: []Problem{{Message: fmt.Sprintf("got %s, want an object", protocol.TypeName(doc))}}}
 	}
 	t, _ := obj["type"].(string)
-	s, ok := all["event:"+t]
-	if !ok {
+	if !slices.Contains(EventTypes, t) {
 		return &Error{Kind: "event", Problems: []Problem{unknownType(obj["type"])}}
+	}
+	s, err := schemaOf("event:" + t)
+	if err != nil {
+		return err
 	}
 	return validate("event", s, doc)
 }
