@@ -28,12 +28,16 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("GORACE", "atexit_sleep_ms=0") // fakes built with -race would each sleep 1 s at exit
 	switch {
+	case strings.HasPrefix(os.Getenv("STEP_TEST_FAKE"), "bench-") && os.Getenv("KUSAW_PROTOCOL") == "2":
+		benchStep(os.Getenv("STEP_TEST_FAKE"))
 	case os.Getenv("STEP_TEST_FAKE") != "" && os.Getenv("KUSAW_PROTOCOL") == "2":
 		fakeStep(os.Getenv("STEP_TEST_FAKE"))
 	case os.Getenv("STEP_TEST_MAIN") == "1":
 		main()
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	table.print(os.Stdout) // the figures of the side-by-side benchmarks, if any ran
+	os.Exit(code)
 }
 
 // fakeNeeds declares what the fakes need of the environment: the runner
@@ -46,9 +50,6 @@ func fakeStep(name string) {
 		os.Exit(0)
 	}
 	fmt.Println(`{"type":"progress","message":"warming up","percent":10}`)
-	if name == "flood" {
-		flood(os.Stdout, 300<<20)
-	}
 	if name == "slow" {
 		fmt.Fprintln(os.Stderr, "slow: waiting for SIGTERM")
 		time.Sleep(time.Hour)
