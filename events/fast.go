@@ -29,7 +29,7 @@ const (
 type checker struct {
 	rules   *ruleSet
 	dec     jsontext.Decoder
-	in      bytes.Buffer // the line being read; the decoder reads it in place
+	in      bytes.Buffer // over the line being read, which the decoder reads in place
 	scratch []byte       // unescaped names and strings
 }
 
@@ -41,30 +41,45 @@ func newChecker() *checker {
 // check classifies one line. For a valid event it returns the event, newly
 // allocated: the caller may keep it.
 func (c *checker) check(line []byte) (lineKind, protocol.Event) {
+	kind, _, ev := c.scan(line, true)
+	return kind, ev
+}
+
+// scan classifies one line and, for a valid event, returns its type's spec
+// and, when build is set, the event. Without build it allocates nothing:
+// a valid event is only checked.
+func (c *checker) scan(line []byte, build bool) (lineKind, *eventSpec, protocol.Event) {
 	c.start(line)
 	if c.dec.PeekKind() != '{' {
-		return lineInvalid, nil
+		return lineInvalid, nil, nil
 	}
 	c.dec.ReadToken()
 	spec, result, first, ok := c.findType()
 	switch {
 	case !ok:
-		return lineInvalid, nil
+		return lineInvalid, nil, nil
 	case result:
-		return c.result(line), nil
+		return c.result(line), nil, nil
 	case !first:
 		// Members before "type" were only skipped: read them again, now
 		// that their rules are known.
 		c.start(line)
 		c.dec.ReadToken()
 	}
-	return c.event(line, spec, first)
+	var ev protocol.Event
+	if build {
+		ev = spec.newEvent()
+	}
+	if !c.event(line, spec, first, ev) {
+		return lineInvalid, nil, nil
+	}
+	return lineEvent, spec, ev
 }
 
-// start makes the decoder read line afresh.
+// start makes the decoder read line afresh, in place: a bytes.Buffer made
+// over line is one the decoder reads without copying it.
 func (c *checker) start(line []byte) {
-	c.in.Reset()
-	c.in.Write(line)
+	c.in = *bytes.NewBuffer(line)
 	c.dec.Reset(&c.in)
 }
 
@@ -159,11 +174,14 @@ func (c *checker) result(line []byte) lineKind {
 	return lineResult
 }
 
-// event checks every member of an event of type spec and builds it.
-// typeRead reports that the "type" member was already read (and checked).
-func (c *checker) event(line []byte, spec *eventSpec, typeRead bool) (lineKind, protocol.Event) {
-	ev := spec.newEvent()
-	elem := reflect.ValueOf(ev).Elem()
+// event checks every member of an event of type spec and, when ev is not
+// nil, stores their values in it. typeRead reports that the "type" member
+// was already read (and checked).
+func (c *checker) event(line []byte, spec *eventSpec, typeRead bool, ev protocol.Event) bool {
+	var elem reflect.Value
+	if ev != nil {
+		elem = reflect.ValueOf(ev).Elem()
+	}
 	var seen uint64
 	if typeRead {
 		seen = spec.typeBit
@@ -176,24 +194,21 @@ func (c *checker) event(line []byte, spec *eventSpec, typeRead bool) (lineKind, 
 		i := spec.index(name)
 		if i < 0 { // not in the schema: any well-formed value
 			if c.dec.SkipValue() != nil {
-				return lineInvalid, nil
+				return false
 			}
 			continue
 		}
 		v, err := c.dec.ReadValue()
 		p := &spec.props[i]
 		if err != nil || !c.accepts(&p.rule, v) {
-			return lineInvalid, nil
+			return false
 		}
-		if p.field != nil {
+		if ev != nil && p.field != nil {
 			c.set(elem.FieldByIndex(p.field), p, v)
 		}
 		seen |= 1 << i
 	}
-	if seen&spec.required != spec.required || !c.end(line) {
-		return lineInvalid, nil
-	}
-	return lineEvent, ev
+	return seen&spec.required == spec.required && c.end(line)
 }
 
 // unquote returns the name or string v without its quotes, unescaped. The

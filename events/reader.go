@@ -19,7 +19,8 @@ type Options struct {
 	MaxLine int
 	// OnEvent, if not nil, is called with each valid event before the
 	// result and its line number. The event is newly allocated: the
-	// callee may keep it.
+	// callee may keep it. Without OnEvent, events are only checked and
+	// counted, which allocates nothing per event.
 	OnEvent func(line int, ev protocol.Event)
 	// OnResult, if not nil, is called once, with the first result line (the
 	// result candidate, checked against the result's schema later by the
@@ -104,12 +105,12 @@ type reader struct {
 
 // line classifies one non-blank line.
 func (rd *reader) line(l Line) {
-	kind, ev := rd.fast.check(l.Bytes)
+	kind, spec, ev := rd.fast.scan(l.Bytes, rd.opts.OnEvent != nil && rd.sum.Result == nil)
 	switch {
 	case rd.sum.Result != nil:
 		rd.afterResult(l, kind)
 	case kind == lineEvent:
-		rd.sum.Events[ev.EventType()]++
+		rd.sum.Events[spec.name]++
 		if rd.opts.OnEvent != nil {
 			rd.opts.OnEvent(l.N, ev)
 		}

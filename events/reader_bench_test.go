@@ -89,6 +89,22 @@ func BenchmarkReader(b *testing.B) {
 		}
 		b.ReportMetric(float64(seen)/b.Elapsed().Seconds(), "events/s")
 	})
+	b.Run("check", func(b *testing.B) { // no OnEvent: events are checked and counted only
+		b.SetBytes(int64(len(stream)))
+		b.ReportAllocs()
+		seen := 0
+		for b.Loop() {
+			sum, err := events.Read(bytes.NewReader(stream), events.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			seen += sum.Events["progress"]
+		}
+		if seen != lines*b.N {
+			b.Fatalf("saw %d events; want %d", seen, lines*b.N)
+		}
+		b.ReportMetric(float64(seen)/b.Elapsed().Seconds(), "events/s")
+	})
 	b.Run("naive", func(b *testing.B) {
 		schema := eventSchema(b)
 		b.SetBytes(int64(len(stream)))

@@ -1,6 +1,7 @@
 package events_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -378,4 +379,39 @@ func totalAlloc() uint64 {
 	runtime.GC()
 	runtime.ReadMemStats(&m)
 	return m.TotalAlloc
+}
+
+// Issue 15, item 2: without OnEvent, reading allocates nothing per event,
+// whatever its type: twice the events cost no more allocations. (With
+// OnEvent, each event is a new value the callee may keep.)
+func TestReadAllocatesNothingPerEvent(t *testing.T) {
+	lines := []string{
+		`{"type":"progress","message":"step 1 of 9","percent":12.5,"turn":false}`,
+		`{"percent":50,"type":"progress","message":"type not first"}`,
+		`{"type":"usage","provider":"p","model":"m","tokens_input":1,"tokens_output":2,"cost_usd":0.5,"cost_source":"reported"}`,
+		`{"type":"agent_action","summary":"edited a.go \u00e9"}`,
+		`{"type":"tool_call","tool":"bash","allowed":false,"args_summary":"ls"}`,
+		`{"type":"note_ack","id":"n1"}`,
+		`{"type":"artifact","path":"a.txt","kind":"log","title":"t"}`,
+		`{"type":"progress","message":"an unknown member","x":{"y":[1,2,3]}}`,
+	}
+	stream := func(n int) []byte {
+		var b bytes.Buffer
+		for i := range n {
+			b.WriteString(lines[i%len(lines)] + "\n")
+		}
+		return b.Bytes()
+	}
+	allocs := func(data []byte) float64 {
+		return testing.AllocsPerRun(20, func() {
+			sum, err := events.Read(bytes.NewReader(data), events.Options{})
+			if err != nil || len(sum.Problems) > 0 {
+				t.Fatalf("Read: %v %v", err, sum.Problems)
+			}
+		})
+	}
+	small, large := allocs(stream(800)), allocs(stream(8000))
+	if perEvent := (large - small) / 7200; perEvent > 0.001 {
+		t.Errorf("Read allocates %.0f times for 800 events and %.0f for 8000: %.3f per event; want none", small, large, perEvent)
+	}
 }
