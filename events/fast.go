@@ -31,6 +31,7 @@ type checker struct {
 	dec     jsontext.Decoder
 	in      bytes.Buffer // over the line being read, which the decoder reads in place
 	scratch []byte       // unescaped names and strings
+	members []member     // the members of a flat line; see flat
 }
 
 // newChecker returns a checker using the compiled event rules.
@@ -49,6 +50,9 @@ func (c *checker) check(line []byte) (lineKind, protocol.Event) {
 // and, when build is set, the event. Without build it allocates nothing:
 // a valid event is only checked.
 func (c *checker) scan(line []byte, build bool) (lineKind, *eventSpec, protocol.Event) {
+	if spec, ev, ok := c.flat(line, build); ok {
+		return lineEvent, spec, ev
+	}
 	c.start(line)
 	if c.dec.PeekKind() != '{' {
 		return lineInvalid, nil, nil
