@@ -19,13 +19,19 @@ demo: build
 	$(GO) build -o bin/hello ./examples/steps/hello
 	$(BIN) run --out kusaw-runs/demo --config '{"name":"Kusaw","delay":"250ms"}' bin/hello
 
+# The packages' micro-benchmarks, then the runner side by side with its
+# baselines (bare exec, cat), ending with the table of the README's
+# Performance section.
+BENCHTIME ?= 3x
 bench:
-	$(GO) test -run=NONE -bench=. -benchmem ./...
+	$(GO) test -run=NONE -bench=. -benchmem $$($(GO) list ./... | grep -v /cmd/kusaw-step$$)
+	$(GO) test -run=NONE -bench=. -benchtime=$(BENCHTIME) ./cmd/kusaw-step
 
 FUZZTIME ?= 30s
 fuzz:
 	$(GO) test -run=NONE -fuzz=FuzzParse -fuzztime=$(FUZZTIME) ./protocol
 	$(GO) test -run=NONE -fuzz=FuzzSplitter -fuzztime=$(FUZZTIME) ./events
+	$(GO) test -run=NONE -fuzz=FuzzFastPath -fuzztime=$(FUZZTIME) ./events
 
 clean:
 	rm -rf bin kusaw-runs

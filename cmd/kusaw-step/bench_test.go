@@ -135,7 +135,11 @@ func runMeasured(b *testing.B, cmd *exec.Cmd) measure {
 	wall := time.Since(start)
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	return measure{wall: wall, cpu: cpu, rssKiB: ru.Maxrss}
+	rss := int64(ru.Maxrss) // KiB on Linux, bytes on macOS
+	if runtime.GOOS == "darwin" {
+		rss /= 1024
+	}
+	return measure{wall: wall, cpu: cpu, rssKiB: rss}
 }
 
 // runStep is a kusaw-step run of step with the attempt folder in dir.
