@@ -58,6 +58,7 @@ var fakes = map[string]func(){
 	"sandboxed":           sandboxedFake,
 	"prints-secret":       printsSecret,
 	"needs-path":          func() { result("ok", "unreachable") },
+	"mode-step":           modeStep,
 	"resets-at":           func() { withResult(`"resets_at":"2026-01-02T15:04:05Z"`) },
 	"scan-findings": func() {
 		withResult(`"outputs":{"scanner":{"name":"s"},"findings":[{"rule_id":"aws-key","path":"a.go","start_line":1,"snippet":"AKIAFAKE"}]}`)
