@@ -59,6 +59,7 @@ var fakes = map[string]func(){
 	"prints-secret":       printsSecret,
 	"needs-path":          func() { result("ok", "unreachable") },
 	"mode-step":           modeStep,
+	"step-files":          stepFilesFake,
 	"resets-at":           func() { withResult(`"resets_at":"2026-01-02T15:04:05Z"`) },
 	"scan-findings": func() {
 		withResult(`"outputs":{"scanner":{"name":"s"},"findings":[{"rule_id":"aws-key","path":"a.go","start_line":1,"snippet":"AKIAFAKE"}]}`)
@@ -77,6 +78,7 @@ var handshakes = map[string]func(){
 	"sandboxed":     func() { say(sandboxedHandshake) },
 	"prints-secret": func() { say(sandboxedHandshake) },
 	"needs-path":    needsPathHandshake,
+	"step-files":    func() { say(sandboxedHandshake) },
 }
 
 const handshakeLine = `{"type":"handshake","name":"fake","version":"0.1.0","interactive":false,"protocol_versions":[2],` +

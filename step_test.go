@@ -60,6 +60,7 @@ type setup struct {
 	observer   step.Observer
 	sandbox    *sandbox.Options
 	mode       string // the request's mode; default pipeline
+	edit       func(*protocol.Request) // changes the synthesized request
 	// requireSandbox makes the request's sandbox.mode "required".
 	requireSandbox bool
 }
@@ -84,6 +85,9 @@ func runAttempt(t *testing.T, name string, s setup) (*step.Record, string) {
 	}
 	if s.logCap > 0 {
 		req.Limits.LogCapBytes = &s.logCap
+	}
+	if s.edit != nil {
+		s.edit(req)
 	}
 	raw, err := request.Encode(req)
 	if err != nil {

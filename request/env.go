@@ -22,12 +22,12 @@ type EnvOptions struct {
 	CapabilitiesFile string
 	// PromptFile is KUSAW_PROMPT_FILE: the rendered prompt of the attempt;
 	// "" means the request's prompt.file, if any.
-	PromptFile string
-	Sandbox        string // KUSAW_SANDBOX: "seatbelt", "bwrap" or "" when not sandboxed; always set
-	RequestFile    string // KUSAW_REQUEST, for an interactive step
-	ResultFile     string // KUSAW_RESULT, for an interactive step
-	EventsFile     string // KUSAW_EVENTS, for an interactive step
-	NotesFile      string // KUSAW_NOTES_FILE, the JSONL file of steer notes
+	PromptFile  string
+	Sandbox     string // KUSAW_SANDBOX: "seatbelt", "bwrap" or "" when not sandboxed; always set
+	RequestFile string // KUSAW_REQUEST, for an interactive step
+	ResultFile  string // KUSAW_RESULT, for an interactive step
+	EventsFile  string // KUSAW_EVENTS, for an interactive step
+	NotesFile   string // KUSAW_NOTES_FILE, the JSONL file of steer notes
 	// Tools are the operator's "NAME=value" settings of the agent tools
 	// (see [ToolVars]), as [OperatorTools] takes them from the runner's
 	// environment; other names are ignored.

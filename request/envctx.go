@@ -198,3 +198,9 @@ func RepoCapabilities(req *protocol.Request) (data []byte, ok bool) {
 	_ = v.Compact() // it decoded, so it compacts
 	return v, true
 }
+
+// PromptFile returns the request's prompt.file, or "" when it has no
+// prompt.
+func PromptFile(req *protocol.Request) string {
+	return requestContextOf(req).promptFile
+}
