@@ -59,7 +59,7 @@ type setup struct {
 	ctx        context.Context
 	observer   step.Observer
 	sandbox    *sandbox.Options
-	mode       string // the request's mode; default pipeline
+	mode       string                  // the request's mode; default pipeline
 	edit       func(*protocol.Request) // changes the synthesized request
 	// requireSandbox makes the request's sandbox.mode "required".
 	requireSandbox bool
