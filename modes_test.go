@@ -25,7 +25,7 @@ func TestEveryModeSample(t *testing.T) {
 			t.Parallel()
 			rec, _ := runAttempt(t, "mode-step", setup{mode: mode})
 			wantVerdict(t, rec, verdict{"ok", "fake", "mode " + mode})
-			if mode != "pipeline" && mode != "intake" && mode != "finally" && mode != "atlas_chunk" && mode != "check" && len(rec.Outputs) == 0 {
+			if mode != "pipeline" && mode != "intake" && mode != "finally" && mode != "atlas_chunk" && len(rec.Outputs) == 0 {
 				t.Errorf("mode %s: no outputs kept", mode)
 			}
 		})
@@ -76,9 +76,23 @@ func modeOutputs(mode string, ctx map[string]any) (map[string]any, error) {
 	case "triage":
 		var groups []any
 		for _, it := range list(field(ctx, "triage", "items")) {
+			if err := readable(field(it, "path")); err != nil {
+				return nil, err
+			}
 			groups = append(groups, map[string]any{"items": []any{field(it, "id")}, "root_cause": "its own"})
 		}
 		return map[string]any{"groups": groups}, nil
+	case "check":
+		for _, p := range []any{field(ctx, "order", "contract_path"), field(ctx, "order", "notes_path"), os.Getenv("KUSAW_ORDER_NOTES")} {
+			if err := readable(p); err != nil {
+				return nil, err
+			}
+		}
+		var answers []any
+		for _, a := range list(field(ctx, "order", "assertions")) {
+			answers = append(answers, map[string]any{"id": field(a, "id"), "status": "pass"})
+		}
+		return map[string]any{"assertions": answers}, nil
 	case "atlas_scan":
 		return map[string]any{"scanner": map[string]any{"name": "fake", "version": "1"}, "findings": []any{}}, nil
 	case "atlas_embed":
@@ -92,6 +106,16 @@ func modeOutputs(mode string, ctx map[string]any) (map[string]any, error) {
 		return writePages(atlas)
 	}
 	return nil, nil
+}
+
+// readable fails unless path names a file the step can read.
+func readable(path any) error {
+	p, _ := path.(string)
+	_, err := os.ReadFile(p)
+	if err != nil {
+		return fmt.Errorf("the request names %q: %v", p, err)
+	}
+	return nil
 }
 
 // writePages writes each due page into out_dir, as an atlas_map writer does.

@@ -47,6 +47,9 @@ func (at *attempt) writeStepFiles() error {
 			return err
 		}
 	}
+	if err := at.writeSampleFiles(); err != nil {
+		return err
+	}
 	src := request.PromptFile(at.req)
 	if src == "" {
 		return nil
@@ -58,6 +61,30 @@ func (at *attempt) writeStepFiles() error {
 	}
 	at.files.prompt = filepath.Join(dir, PromptFile)
 	return writeReadOnly(at.files.prompt, data)
+}
+
+// writeSampleFiles writes the files a synthesized request's sample
+// context names (request.SampleFiles: triage items, a Work order's
+// contract and notes), read-only, when they lie inside the artifacts
+// folder and do not exist: a step of the mode finds what its request
+// promises. A file anywhere else is never written.
+func (at *attempt) writeSampleFiles() error {
+	for path, data := range request.SampleFiles(at.req) {
+		rel, err := filepath.Rel(at.artifactsDir, path)
+		if err != nil || !filepath.IsLocal(rel) {
+			continue
+		}
+		if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, data, 0o444); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeReadOnly writes data to a new file at path with mode 0444,

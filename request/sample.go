@@ -36,8 +36,7 @@ type sample struct {
 //   - atlas_map: atlas {repo, root, out_dir (ARTIFACTS/atlas-pages),
 //     overview_cap_tokens, pages_due: the overview over the files};
 //   - check: order {a sample id, role check, phase "", one claim and the
-//     same assertion, contract_path and notes_path under ARTIFACTS (paths
-//     only: the runner writes no sample files)};
+//     same assertion, contract_path and notes_path under ARTIFACTS};
 //   - match: match {bugs: [{id, description}], findings: review findings}
 //     — the spec says a matcher gets "the findings array from the request"
 //     but names no field for it; this runner chooses context.match.findings
@@ -50,6 +49,9 @@ type sample struct {
 //   - pipeline, score: nothing more.
 //
 // The sample values say they are samples ("sample" in ids and titles).
+// The files the sample names (the triage items' copies, the Work order's
+// contract and notes) lie in the artifacts folder; [SampleFiles] gives
+// their content and the runner writes them before the step starts.
 func sampleContext(s sample) map[string]any {
 	ctx := map[string]any{
 		"task":  map[string]any{"id": s.taskID, "title": "local run"},
@@ -126,7 +128,7 @@ func atlasMapSample(s sample) map[string]any {
 func orderSample(s sample) map[string]any {
 	claim := map[string]any{"id": "sample-a1", "text": "Sample assertion: the program exits 0 on --help."}
 	return map[string]any{
-		"id": "sample-order", "role": "check", "phase": "",
+		"id": sampleOrderID, "role": "check", "phase": "",
 		"claims": []any{claim}, "assertions": []any{claim},
 		"contract_path": filepath.Join(s.artifacts, "sample-contract.yaml"),
 		"notes_path":    filepath.Join(s.artifacts, "notes.md"),
@@ -152,7 +154,7 @@ func triageSample(s sample) map[string]any {
 		return map[string]any{"id": id, "title": title, "path": filepath.Join(s.artifacts, "triage", id+".md")}
 	}
 	return map[string]any{
-		"batch_id": "sample-triage", "repos": labelsOrEmpty(s.labels), "groups": nil,
+		"batch_id": sampleTriageID, "repos": labelsOrEmpty(s.labels), "groups": nil,
 		"items": []any{item(1, "Sample item: crash on empty input"), item(2, "Sample item: empty input is not handled")},
 	}
 }
@@ -239,4 +241,48 @@ func repoLabelsOf(repos []protocol.Repo) []string {
 		labels = append(labels, r.Label)
 	}
 	return slices.Clip(labels)
+}
+
+// The ids that mark a context as sample data, whose files SampleFiles
+// gives.
+const (
+	sampleTriageID = "sample-triage"
+	sampleOrderID  = "sample-order"
+)
+
+// SampleFiles returns the files a sample context names by path, by path:
+// the triage items' copies and the Work order's contract and notes, so a
+// step that reads them finds them. It returns nothing for a context that
+// is not a sample (its batch and order ids say so). The runner writes
+// those that lie inside the artifacts folder and do not exist yet.
+func SampleFiles(req *protocol.Request) map[string][]byte {
+	var ctx struct {
+		Triage *struct {
+			BatchID string `json:"batch_id"`
+			Items   []struct {
+				Path  string `json:"path"`
+				Title string `json:"title"`
+			} `json:"items"`
+		} `json:"triage"`
+		Order *struct {
+			ID           string `json:"id"`
+			ContractPath string `json:"contract_path"`
+			NotesPath    string `json:"notes_path"`
+		} `json:"order"`
+	}
+	if len(req.Context.Unknown) > 0 {
+		_ = json.Unmarshal(req.Context.Unknown, &ctx)
+	}
+	files := map[string][]byte{}
+	if t := ctx.Triage; t != nil && t.BatchID == sampleTriageID {
+		for _, it := range t.Items {
+			files[it.Path] = []byte("# " + it.Title + "\n\nSample triage item: a local run has no tracker, so this text stands in for one.\n")
+		}
+	}
+	if o := ctx.Order; o != nil && o.ID == sampleOrderID {
+		files[o.ContractPath] = []byte("# Sample Work order contract\nassertions:\n  - id: sample-a1\n    text: \"Sample assertion: the program exits 0 on --help.\"\n")
+		files[o.NotesPath] = []byte("# Notes\n\nSample Work order notes.\n")
+	}
+	delete(files, "")
+	return files
 }
