@@ -34,11 +34,9 @@ var FindingFields = []string{"rule_id", "path", "start_line", "start_column", "e
 // runner cannot tell a valid answer from an invalid one without it.
 type modeContext struct {
 	Atlas *struct {
-		Dims   *int   `json:"dims"`
-		OutDir string `json:"out_dir"`
-		Texts  *[]struct {
-			ID string `json:"id"`
-		} `json:"texts"`
+		Dims   *int       `json:"dims"`
+		OutDir string     `json:"out_dir"`
+		Texts  *[]idField `json:"texts"`
 	} `json:"atlas"`
 	Classify *struct {
 		Workflows []struct {
@@ -49,19 +47,20 @@ type modeContext struct {
 		Number int `json:"number"`
 	} `json:"candidates"`
 	Triage *struct {
-		Items []struct {
-			ID string `json:"id"`
-		} `json:"items"`
+		Items  []idField `json:"items"`
 		Groups []struct {
 			Items []string `json:"items"`
 		} `json:"groups"`
 	} `json:"triage"`
 	Match *struct {
-		Bugs *[]struct {
-			ID string `json:"id"`
-		} `json:"bugs"`
+		Bugs     *[]idField        `json:"bugs"`
 		Findings *[]jsontext.Value `json:"findings"`
 	} `json:"match"`
+}
+
+// idField is an object of the request known by its id.
+type idField struct {
+	ID string `json:"id"`
 }
 
 // contextOf decodes the parts of req's context the mode rules read; a
@@ -280,11 +279,7 @@ func matchRefs(at, bug string, finding stdjson.Number, mc modeContext) []rule {
 			rules = append(rules, rule{Pointer: at + "/finding", Message: fmt.Sprintf("finding %s is not a 0-based index into the request's %d findings (context.match.findings)", finding, len(*fs))})
 		}
 	}
-	if bs := mc.Match.Bugs; bs != nil && !slices.ContainsFunc(*bs, func(b struct {
-		ID string `json:"id"`
-	}) bool {
-		return b.ID == bug
-	}) {
+	if bs := mc.Match.Bugs; bs != nil && !slices.Contains(*bs, idField{ID: bug}) {
 		rules = append(rules, rule{Pointer: at + "/bug", Message: fmt.Sprintf("bug %s is not a planted-bug id of the request (context.match.bugs[].id)", quoteCut(bug))})
 	}
 	return rules
