@@ -287,9 +287,15 @@ func matchRefs(at, bug string, finding stdjson.Number, mc modeContext) []rule {
 
 // triageRules: the groups of triage-group (a request whose
 // context.triage.groups is null or absent) cover every item of
-// context.triage.items exactly once; the assessments of triage-assess give
-// one assessment for every item of the request's context.triage.groups
-// (the groups it is asked to assess), and for no other item.
+// context.triage.items exactly once (spec: "Every item id appears in
+// exactly one group"); triage-assess gives "one assessment per item in
+// the group".
+//
+// The spec does not say whether triage-assess is asked about one group or
+// all of context.triage.groups at once, so the rule is per group: every
+// assessment is of an item of some group, no item is assessed twice, and
+// a group one of whose items is assessed has all its items assessed. An
+// answer about one whole group is then as valid as one about all of them.
 func triageRules(out map[string]any, mc modeContext) []rule {
 	if mc.Triage == nil {
 		return nil
@@ -306,17 +312,33 @@ func triageRules(out map[string]any, mc modeContext) []rule {
 				got = append(got, idAt{id: fmt.Sprint(id), at: fmt.Sprintf("/outputs/groups/%d/items/%d", i, j)})
 			}
 		}
-		return exactlyOnce(got, want, "/outputs/groups", "group", "context.triage.items")
-	}
-	var want []string
-	for _, g := range mc.Triage.Groups {
-		want = append(want, g.Items...)
+		return exactlyOnce(got, want, coverage{"/outputs/groups", "group", "context.triage.items"})
 	}
 	var got []idAt
 	for i, a := range objects(out["assessments"]) {
 		got = append(got, idAt{id: fmt.Sprint(a["id"]), at: fmt.Sprintf("/outputs/assessments/%d/id", i)})
 	}
-	return exactlyOnce(got, want, "/outputs/assessments", "assessment", "context.triage.groups")
+	var want []string
+	for _, g := range mc.Triage.Groups {
+		if slices.ContainsFunc(got, func(a idAt) bool { return slices.Contains(g.Items, a.id) }) {
+			want = append(want, g.Items...)
+		}
+	}
+	var all []string
+	for _, g := range mc.Triage.Groups {
+		all = append(all, g.Items...)
+	}
+	rules := exactlyOnce(got, want, coverage{"/outputs/assessments", "assessment", "the groups assessed"})
+	for _, g := range got {
+		if !slices.Contains(all, g.id) {
+			rules = slices.DeleteFunc(rules, func(r rule) bool { return r.Pointer == g.at })
+			rules = append(rules, rule{Pointer: g.at, Message: fmt.Sprintf("item %s is not an item of context.triage.groups", quoteCut(g.id))})
+		}
+	}
+	if len(got) == 0 && len(all) > 0 {
+		rules = append(rules, rule{Pointer: "/outputs/assessments", Message: "no assessment; give one per item of the group"})
+	}
+	return rules
 }
 
 // objects returns the objects of v, an array; other items are nil.
@@ -332,18 +354,26 @@ func objects(v any) []map[string]any {
 // idAt is an item id as an output gives it, and where.
 type idAt struct{ id, at string }
 
+// coverage names, for the messages of exactlyOnce, what holds the ids
+// and where the ids it must cover come from.
+type coverage struct {
+	whole string // the pointer of the whole list, for an id it lacks
+	what  string // what holds an id: "group", "assessment"
+	from  string // where the ids come from: "context.triage.items"
+}
+
 // exactlyOnce checks that got names every id of want once and nothing
 // else: an unknown or repeated id is a problem where it stands, a missing
-// one a problem at whole.
-func exactlyOnce(got []idAt, want []string, whole, what, from string) []rule {
+// one a problem at the whole list.
+func exactlyOnce(got []idAt, want []string, c coverage) []rule {
 	seen := map[string]string{}
 	var rules []rule
 	for _, g := range got {
 		switch prev, dup := seen[g.id]; {
 		case !slices.Contains(want, g.id):
-			rules = append(rules, rule{Pointer: g.at, Message: fmt.Sprintf("item %s is not an item of %s", quoteCut(g.id), from)})
+			rules = append(rules, rule{Pointer: g.at, Message: fmt.Sprintf("item %s is not an item of %s", quoteCut(g.id), c.from)})
 		case dup:
-			rules = append(rules, rule{Pointer: g.at, Message: fmt.Sprintf("item %s is in more than one %s (also %s); each item is in exactly one", quoteCut(g.id), what, prev)})
+			rules = append(rules, rule{Pointer: g.at, Message: fmt.Sprintf("item %s is in more than one %s (also %s); each item has exactly one", quoteCut(g.id), c.what, prev)})
 		}
 		seen[g.id] = g.at
 	}
@@ -354,7 +384,7 @@ func exactlyOnce(got []idAt, want []string, whole, what, from string) []rule {
 		}
 	}
 	if len(missing) > 0 {
-		rules = append(rules, rule{Pointer: whole, Message: fmt.Sprintf("no %s has item %s of %s; each item is in exactly one", what, list(missing), from)})
+		rules = append(rules, rule{Pointer: c.whole, Message: fmt.Sprintf("no %s has item %s of %s; each item has exactly one", c.what, list(missing), c.from)})
 	}
 	return rules
 }

@@ -23,6 +23,7 @@ func modeCases(root string) []checkCase {
 	match := withContext("match", `"match":{"bugs":[{"id":"b1"},{"id":"b2"}],"findings":[{"message":"m"},{"message":"n"}]}`)
 	groups := withContext("triage", `"triage":{"batch_id":"t1","repos":["r"],"groups":null,"items":[`+triageItem("t1-1")+`,`+triageItem("t1-2")+`]}`)
 	assess := withContext("triage", `"triage":{"batch_id":"t1","repos":["r"],"groups":[{"id":"t1-g1","items":["t1-1","t1-2"],"root_cause":"c"}],"items":[`+triageItem("t1-1")+`,`+triageItem("t1-2")+`]}`)
+	assess2 := withContext("triage", `"triage":{"batch_id":"t1","repos":["r"],"groups":[{"id":"t1-g1","items":["t1-1","t1-2"],"root_cause":"c"},{"id":"t1-g2","items":["t1-3"],"root_cause":"d"}],"items":[]}`)
 	return []checkCase{
 		// Item 5: atlas_scan.
 		{name: "outputs.scanner: no version is ok with a warning", line: line(`"outputs":{"scanner":{"name":"gitleaks"}}`),
@@ -81,6 +82,12 @@ func modeCases(root string) []checkCase {
 			opts: result.Options{Request: groups}, status: "fail", reason: inv, msg: []string{`"x"`}, check: problemAt("/outputs/groups/0/items/2")},
 		{name: "triage-assessments.assessments: one per item", line: line(`"outputs":{"assessments":[` + assessment("t1-1", "wontfix", "v") + `,` + assessment("t1-2", "needs-info", "v") + `]}`),
 			opts: result.Options{Request: assess}},
+		{name: "triage-assessments.assessments: one whole group of two", line: line(`"outputs":{"assessments":[` + assessment("t1-3", "wontfix", "v") + `]}`),
+			opts: result.Options{Request: assess2}},
+		{name: "triage-assessments.assessments: an item in no group", line: line(`"outputs":{"assessments":[` + assessment("t1-3", "wontfix", "v") + `,` + assessment("t1-9", "wontfix", "v") + `]}`),
+			opts: result.Options{Request: assess2}, status: "fail", reason: inv, msg: []string{`"t1-9" is not an item of context.triage.groups`}, check: problemAt("/outputs/assessments/1/id")},
+		{name: "triage-assessments.assessments: none", line: line(`"outputs":{"assessments":[]}`),
+			opts: result.Options{Request: assess2}, status: "fail", reason: inv, msg: []string{"no assessment"}, check: problemAt("/outputs/assessments")},
 		{name: "triage-assessments.assessments: an item not assessed", line: line(`"outputs":{"assessments":[` + assessment("t1-1", "wontfix", "v") + `]}`),
 			opts: result.Options{Request: assess}, status: "fail", reason: inv, msg: []string{`"t1-2"`}, check: problemAt("/outputs/assessments")},
 		{name: "triage-assessments.assessments: an item assessed twice", line: line(`"outputs":{"assessments":[` + assessment("t1-1", "wontfix", "v") + `,` + assessment("t1-2", "wontfix", "v") + `,` + assessment("t1-1", "wontfix", "v") + `]}`),
