@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/go-json-experiment/json"
 
@@ -236,11 +235,11 @@ func toContext(doc map[string]any) (protocol.Context, error) {
 
 // repoLabelsOf lists the labels of repos.
 func repoLabelsOf(repos []protocol.Repo) []string {
-	labels := make([]string, 0, len(repos))
-	for _, r := range repos {
-		labels = append(labels, r.Label)
+	labels := make([]string, len(repos))
+	for i, r := range repos {
+		labels[i] = r.Label
 	}
-	return slices.Clip(labels)
+	return labels
 }
 
 // The ids that mark a context as sample data, whose files SampleFiles
