@@ -58,6 +58,13 @@ var fakes = map[string]func(){
 	"sandboxed":           sandboxedFake,
 	"prints-secret":       printsSecret,
 	"needs-path":          func() { result("ok", "unreachable") },
+	"mode-step":           modeStep,
+	"step-files":          stepFilesFake,
+	"reports-sandbox":     reportsSandbox,
+	"resets-at":           func() { withResult(`"resets_at":"2026-01-02T15:04:05Z"`) },
+	"scan-findings": func() {
+		withResult(`"outputs":{"scanner":{"name":"s"},"findings":[{"rule_id":"aws-key","path":"a.go","start_line":1,"snippet":"AKIAFAKE"}]}`)
+	},
 }
 
 // handshakes are the fakes' answers when KUSAW_HANDSHAKE=1.
@@ -69,9 +76,11 @@ var handshakes = map[string]func(){
 	"hs-bad-schema": func() {
 		say(strings.Replace(handshakeLine, `"outputs_schema":{"type":"object"`, `"outputs_schema":{"type":"objekt"`, 1))
 	},
-	"sandboxed":     func() { say(sandboxedHandshake) },
-	"prints-secret": func() { say(sandboxedHandshake) },
-	"needs-path":    needsPathHandshake,
+	"sandboxed":       func() { say(sandboxedHandshake) },
+	"prints-secret":   func() { say(sandboxedHandshake) },
+	"needs-path":      needsPathHandshake,
+	"step-files":      func() { say(sandboxedHandshake) },
+	"reports-sandbox": func() { say(sandboxedHandshake) },
 }
 
 const handshakeLine = `{"type":"handshake","name":"fake","version":"0.1.0","interactive":false,"protocol_versions":[2],` +

@@ -110,6 +110,7 @@ func (at *attempt) envOptions() request.EnvOptions {
 		base = os.Environ()
 	}
 	eo := request.EnvOptions{Tools: request.OperatorTools(base)}
+	at.fileOptions(&eo)
 	if at.info != nil && at.info.Handshake.Notes == "live" {
 		eo.NotesFile = at.path(NotesFile)
 	}

@@ -90,6 +90,7 @@ type attempt struct {
 	sb               *sandbox.Sandbox  // the running sandbox; nil when none
 	maskers          []*sandbox.Masker // the logs' maskers, flushed at the end
 	notesPath        string            // the live notes file; "" when the step takes none
+	files            stepFiles         // the files the step's variables name
 }
 
 // limits are the request's caps, with the spec's defaults filled in.
@@ -140,7 +141,10 @@ func (at *attempt) layout() error {
 		}
 	}
 	at.rec.RequestPath = filepath.Join(at.a.OutDir, "request.json")
-	return os.WriteFile(at.rec.RequestPath, at.a.Request, 0o600)
+	if err := os.WriteFile(at.rec.RequestPath, at.a.Request, 0o600); err != nil {
+		return err
+	}
+	return at.writeStepFiles()
 }
 
 func limitsOf(req *protocol.Request) limits {

@@ -79,7 +79,7 @@ func (at *attempt) command(configure func(*exec.Cmd)) (*exec.Cmd, error) {
 		return nil, err
 	}
 	at.sb = sb
-	return cmd, nil
+	return cmd, at.noteSandbox(sb)
 }
 
 // closeSandbox ends the sandbox's egress proxy, once the step is gone.

@@ -90,6 +90,7 @@ type Record struct {
 	Recovery        []protocol.Recovery    `json:"recovery,omitzero"`
 	Phase           string                 `json:"phase,omitzero"`
 	RetryAfterMS    *int64                 `json:"retry_after_ms,omitzero"`
+	ResetsAt        string                 `json:"resets_at,omitzero"` // a valid RFC 3339 resets_at of the result
 	Provenance      *result.Provenance     `json:"provenance,omitzero"`
 	Warnings        []protocol.Warning     `json:"warnings"`
 	Step            StepIdentity           `json:"step"`

@@ -59,6 +59,8 @@ type setup struct {
 	ctx        context.Context
 	observer   step.Observer
 	sandbox    *sandbox.Options
+	mode       string                  // the request's mode; default pipeline
+	edit       func(*protocol.Request) // changes the synthesized request
 	// requireSandbox makes the request's sandbox.mode "required".
 	requireSandbox bool
 }
@@ -73,7 +75,7 @@ func runAttempt(t *testing.T, name string, s setup) (*step.Record, string) {
 	s.timeout = cmpDur(s.timeout, 30*time.Second)
 	req, err := request.Synthesize(request.Options{
 		Worktree: dir, ArtifactsDir: filepath.Join(dir, "out", "artifacts"), Timeout: s.timeout,
-		StepName: name, CompletionGrace: cmpDur(s.completion, 5*time.Second), Config: []byte(cmpStr(s.config, "{}")),
+		StepName: name, Mode: s.mode, CompletionGrace: cmpDur(s.completion, 5*time.Second), Config: []byte(cmpStr(s.config, "{}")),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -83,6 +85,9 @@ func runAttempt(t *testing.T, name string, s setup) (*step.Record, string) {
 	}
 	if s.logCap > 0 {
 		req.Limits.LogCapBytes = &s.logCap
+	}
+	if s.edit != nil {
+		s.edit(req)
 	}
 	raw, err := request.Encode(req)
 	if err != nil {
@@ -238,6 +243,21 @@ func TestVerdicts(t *testing.T) {
 		{fake: "artifact-evidence", want: verdict{"ok", "fake", "done"}, check: func(t *testing.T, rec *step.Record, _ string) {
 			if len(rec.Artifacts) != 1 || rec.Artifacts[0].Media != "image/png" {
 				t.Errorf("artifacts %+v; want shot.png sniffed as image/png", rec.Artifacts)
+			}
+		}},
+		// Issue 13 item 9 (resets_at) and item 5 (outputs.findings in the record and result.json).
+		{fake: "resets-at", want: verdict{"ok", "fake", "done"}, check: func(t *testing.T, rec *step.Record, _ string) {
+			if rec.ResetsAt != "2026-01-02T15:04:05Z" {
+				t.Errorf("record resets_at = %q; want the result's", rec.ResetsAt)
+			}
+		}},
+		{fake: "scan-findings", setup: setup{mode: "atlas_scan"}, want: verdict{"ok", "fake", "done"}, check: func(t *testing.T, rec *step.Record, out string) {
+			kept, err := os.ReadFile(filepath.Join(out, "result.json"))
+			if err != nil || strings.Contains(string(kept), "AKIAFAKE") || strings.Contains(string(rec.Outputs), "AKIAFAKE") {
+				t.Errorf("result.json %s (%v), record outputs %s; want no finding snippet in either", kept, err, rec.Outputs)
+			}
+			if len(rec.Warnings) == 0 || rec.Warnings[len(rec.Warnings)-1].Code != "scanner_version_missing" {
+				t.Errorf("warnings %v; want scanner_version_missing", rec.Warnings)
 			}
 		}},
 		{fake: "hs-two-lines", want: verdict{"fail", "handshake_failed", "2 lines"}},

@@ -59,11 +59,15 @@ func (at *attempt) protocolError(p *events.ProtocolError, out *output) {
 // takeResult checks the result line and lets it give the verdict.
 func (at *attempt) takeResult(raw []byte, line int) {
 	rec := at.rec
+	v := result.Check(raw, result.Options{Request: at.req, OutputsSchema: at.info.OutputsSchema, ArtifactsDir: at.artifactsDir})
+	kept := raw
+	if v.Line != nil {
+		kept = v.Line // what a rule stripped (an atlas_scan finding's message) stays out
+	}
 	rec.ResultPath = filepath.Join(at.a.OutDir, "result.json")
-	if err := os.WriteFile(rec.ResultPath, append(at.maskBytes(raw), '\n'), 0o644); err != nil {
+	if err := os.WriteFile(rec.ResultPath, append(at.maskBytes(kept), '\n'), 0o644); err != nil {
 		at.warn("result_not_written", "could not write result.json: "+err.Error())
 	}
-	v := result.Check(raw, result.Options{Request: at.req, OutputsSchema: at.info.OutputsSchema, ArtifactsDir: at.artifactsDir})
 	rec.Status, rec.ReasonCode, rec.Message = v.Status, v.ReasonCode, v.Message
 	rec.Warnings = append(rec.Warnings, v.Warnings...)
 	if v.ReasonCode == protocol.ReasonProtocolError {
@@ -72,6 +76,7 @@ func (at *attempt) takeResult(raw []byte, line int) {
 	rec.Outputs, rec.Artifacts, rec.Feedback = v.Outputs, v.Artifacts, v.Feedback
 	rec.Effects, rec.EffectsFeedback = v.Effects, v.EffectsFeedback
 	rec.Recovery, rec.Phase, rec.RetryAfterMS, rec.Provenance = v.Recovery, v.Phase, v.RetryAfterMS, v.Provenance
+	rec.ResetsAt = v.ResetsAt
 	rec.Session, rec.Cost = v.Session, v.Cost
 }
 

@@ -186,8 +186,12 @@ func TestRead(t *testing.T) {
 			lines: 1, events: map[string]int{}, result: `{"status":"whatever","type":"result"}`, resultLine: 1,
 		},
 		{name: "blank lines only", in: "\n\r\n\n", lines: 3, events: map[string]int{}},
-		{name: "white space line", in: " \t\n", lines: 1, events: map[string]int{},
-			problems: []wantProblem{{1, "no JSON value: the line holds only white space", protocol.ErrSyntax}}},
+		// Issue 13 item 11: a line of only spaces and tabs is blank, as
+		// DESIGN.md says, not a protocol error.
+		{name: "stream.blank-line: spaces and tabs", in: " \t\n\t \r\n" + result + "\n  ", lines: 4,
+			events: map[string]int{}, result: result, resultLine: 3},
+		{name: "stream.blank-line: a form feed is not blank", in: "\f\n", lines: 1, events: map[string]int{},
+			problems: []wantProblem{{1, `not JSON: byte 0: invalid character '\f' at start of value`, protocol.ErrSyntax}}},
 		{name: "empty", in: "", lines: 0, events: map[string]int{}},
 		{
 			name: "events counted by type",

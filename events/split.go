@@ -95,8 +95,14 @@ func clampMax(maxLine int) int {
 	return min(max(maxLine, 0), math.MaxInt-2)
 }
 
-// Next returns the next non-blank line. Blank lines (empty, or only "\r")
-// are skipped but counted in [Line.N].
+// Next returns the next non-blank line. Blank lines are skipped but
+// counted in [Line.N]: a line is blank when it is empty or holds only JSON
+// white space other than the newline, that is spaces, tabs and carriage
+// returns (DESIGN.md: "blank lines are ignored"; spec row stream.blank-line).
+// Other white space (a vertical tab, a form feed, U+00A0) is not blank: it
+// is no JSON either, so it is a protocol error downstream. A line over the
+// maximum is reported as too long even when it is all spaces: the cap
+// bounds what a step may print on one line, whatever the bytes.
 //
 // For a line over the maximum it returns a Line with only N (and
 // Unterminated) set and a [*LineTooLongError]; the next call continues with
@@ -107,7 +113,7 @@ func clampMax(maxLine int) int {
 func (s *Splitter) Next() (Line, error) {
 	for s.err == nil {
 		line, err := s.next()
-		if err != nil || len(line.Bytes) > 0 {
+		if err != nil || !blank(line.Bytes) {
 			return line, err
 		}
 	}
@@ -206,6 +212,16 @@ func (s *Splitter) finish(unterminated bool) (Line, error) {
 func (s *Splitter) tooLong(size int64, head []byte) error {
 	head = head[:min(int64(len(head)), size, headMax)]
 	return &LineTooLongError{Line: s.n, Size: size, Max: s.max, Head: append([]byte(nil), head...)}
+}
+
+// blank reports whether b holds only spaces, tabs and carriage returns.
+func blank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
 }
 
 // trimCR removes one trailing '\r' from b.

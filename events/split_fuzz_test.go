@@ -20,13 +20,14 @@ type record struct {
 }
 
 // referenceSplit is the simple specification of [Splitter]: split on '\n',
-// strip one '\r', skip blank lines, flag lines longer than maxLine.
+// strip one '\r', skip blank lines (only spaces, tabs and '\r'), flag lines
+// longer than maxLine.
 func referenceSplit(data []byte, maxLine int) []record {
 	var recs []record
 	parts := bytes.Split(data, []byte("\n"))
 	for i, p := range parts {
 		p = bytes.TrimSuffix(p, []byte("\r"))
-		if len(p) == 0 {
+		if len(p) <= max(maxLine, 0) && len(bytes.Trim(p, " \t\r")) == 0 {
 			continue
 		}
 		r := record{N: i + 1, Unterminated: i == len(parts)-1}

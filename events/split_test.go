@@ -73,6 +73,8 @@ func TestSplitter(t *testing.T) {
 		{name: "inner cr kept", maxLine: 10, in: "a\rb\n", want: []string{`1 "a\rb"`}},
 		{name: "blank lines counted", maxLine: 10, in: "\n\r\na\n\nb\n", want: []string{`3 "a"`, `5 "b"`}},
 		{name: "only blank lines", maxLine: 10, in: "\n\n\r\n"},
+		{name: "stream.blank-line: spaces and tabs", maxLine: 10, in: "  \n\t\r\n \t \r\na\n \t", want: []string{`4 "a"`}},
+		{name: "stream.blank-line: spaces over the cap are too long", maxLine: 2, in: "   \na\n", want: []string{`1 too long size=3 max=2 head="   "`, `2 "a"`}},
 		{name: "unterminated", maxLine: 10, in: "a\nb", want: []string{`1 "a"`, `2 "b" unterminated`}},
 		{name: "unterminated cr", maxLine: 10, in: "a\nb\r", want: []string{`1 "a"`, `2 "b" unterminated`}},
 		{name: "unterminated blank", maxLine: 10, in: "a\n\r", want: []string{`1 "a"`}},

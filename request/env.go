@@ -16,11 +16,18 @@ import (
 // not say. An empty path leaves its variable out.
 type EnvOptions struct {
 	ConfigSnapshot string // KUSAW_CONFIG_SNAPSHOT, the run's read-only config snapshot; "" sets it empty
-	Sandbox        string // KUSAW_SANDBOX: "seatbelt", "bwrap" or "" when not sandboxed; always set
-	RequestFile    string // KUSAW_REQUEST, for an interactive step
-	ResultFile     string // KUSAW_RESULT, for an interactive step
-	EventsFile     string // KUSAW_EVENTS, for an interactive step
-	NotesFile      string // KUSAW_NOTES_FILE, the JSONL file of steer notes
+	// CapabilitiesFile is KUSAW_REPO_CAPABILITIES: the JSON file that holds
+	// [RepoCapabilities] of the request's one repo, written by the caller;
+	// "" leaves the variable out.
+	CapabilitiesFile string
+	// PromptFile is KUSAW_PROMPT_FILE: the rendered prompt of the attempt;
+	// "" means the request's prompt.file, if any.
+	PromptFile  string
+	Sandbox     string // KUSAW_SANDBOX: "seatbelt", "bwrap" or "" when not sandboxed; always set
+	RequestFile string // KUSAW_REQUEST, for an interactive step
+	ResultFile  string // KUSAW_RESULT, for an interactive step
+	EventsFile  string // KUSAW_EVENTS, for an interactive step
+	NotesFile   string // KUSAW_NOTES_FILE, the JSONL file of steer notes
 	// Tools are the operator's "NAME=value" settings of the agent tools
 	// (see [ToolVars]), as [OperatorTools] takes them from the runner's
 	// environment; other names are ignored.
@@ -51,6 +58,16 @@ const reserved = "KUSAW_"
 // baseRefRow is the table's name for the per-repo KUSAW_BASE_REF_<LABEL>.
 const baseRefRow = "KUSAW_BASE_REF_<LABEL>"
 
+// FactoryOnly are the table's variables whose values only the factory can
+// know, which [Env] never sets: KUSAW_BIN (the factory's own kusaw binary),
+// KUSAW_ATLAS_TOKEN and KUSAW_CONNECTOR_TOKEN (per-attempt tokens minted by
+// the factory's Atlas and connectors servers, which a local run does not
+// have), and KUSAW_STEER_LIVE (set by the factory's built-in Claude Code
+// step, which keeps stdin open for live notes; a custom step learns of
+// live notes from KUSAW_NOTES_FILE). The agent tools ([ToolVars]) are the
+// operator's, passed on from the runner's environment.
+var FactoryOnly = []string{"KUSAW_BIN", "KUSAW_ATLAS_TOKEN", "KUSAW_CONNECTOR_TOKEN", "KUSAW_STEER_LIVE"}
+
 // Env returns the environment of an attempt of req: base (nil means
 // os.Environ()) in its order without any KUSAW_* variable it has, then
 // the KUSAW_* variables of the spec's table (schemas.EnvVars), in the
@@ -68,11 +85,20 @@ const baseRefRow = "KUSAW_BASE_REF_<LABEL>"
 //   - KUSAW_SANDBOX, always, even when empty;
 //   - KUSAW_REQUEST, KUSAW_RESULT, KUSAW_EVENTS and KUSAW_NOTES_FILE when
 //     eo gives their paths;
-//   - the agent tools of [ToolVars] that eo.Tools sets.
+//   - the variables derived from the request, exactly as the table says,
+//     when the request carries their data (see requestContext.value):
+//     KUSAW_REPO_COMMAND_ENV and KUSAW_REPO_CAPABILITIES (one repo),
+//     KUSAW_WORKFLOW, KUSAW_SUBTASK, KUSAW_CANDIDATE ("c2"),
+//     KUSAW_ATTEMPT_LABEL/PROVIDER/MODEL, KUSAW_ORDER_ID, KUSAW_ORDER_NOTES,
+//     KUSAW_TRACKER_ITEM ("gh:42"), KUSAW_LOG_FINGERPRINT,
+//     KUSAW_PROMPT_FILE, KUSAW_CONNECTOR_SOCKET, KUSAW_ATLAS_SOCKET,
+//     KUSAW_ATLAS_OVERVIEW, KUSAW_TRIAGE_ID;
+//   - the agent tools of [ToolVars] that eo.Tools sets;
+//   - every other variable whose row says it is "Empty during/when ...",
+//     set and empty.
 //
 // So the protocol's reserved names always win over inherited ones. The
-// table's other optional variables (KUSAW_BIN, KUSAW_ATLAS_*, ...) belong
-// to the factory and are never set. req must not be nil.
+// variables of [FactoryOnly] are never set. req must not be nil.
 func Env(base []string, req *protocol.Request, eo EnvOptions) []string {
 	if base == nil {
 		base = os.Environ()
@@ -90,6 +116,7 @@ func Env(base []string, req *protocol.Request, eo EnvOptions) []string {
 			env = append(env, name+"="+value)
 		}
 	}
+	rc := requestContextOf(req)
 	for _, v := range schemas.EnvVars() {
 		if v.Name == baseRefRow {
 			for _, r := range req.Repos {
@@ -97,11 +124,26 @@ func Env(base []string, req *protocol.Request, eo EnvOptions) []string {
 			}
 		} else if value, ok := attemptValue(v.Name, req, eo); ok {
 			add(v.Name, value)
+		} else if value, ok := rc.value(v.Name, req, eo); ok {
+			add(v.Name, value)
 		} else if value, ok := toolValue(v.Name, eo.Tools); ok {
 			add(v.Name, value)
+		} else if alwaysSet(v) {
+			add(v.Name, "")
 		}
 	}
 	return env
+}
+
+// alwaysSet reports whether the table says v is empty, rather than
+// absent, when the attempt has no value for it: its description says
+// "Empty during ..." or "Empty when ..." (KUSAW_WORKFLOW, KUSAW_SUBTASK,
+// KUSAW_CANDIDATE, KUSAW_ATTEMPT_*, KUSAW_TRIAGE_ID). A step can then tell
+// "not in a candidates stage" (empty) from a runner that does not know
+// the variable (unset) no better than from the table; but a stale value
+// inherited from the operator's shell can never show through.
+func alwaysSet(v schemas.EnvVar) bool {
+	return strings.Contains(v.Description, "Empty during") || strings.Contains(v.Description, "Empty when")
 }
 
 // toolValue is the operator's setting of a [ToolVars] name, if any.

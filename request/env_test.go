@@ -59,6 +59,9 @@ func TestEnv(t *testing.T) {
 		"KUSAW_ATTEMPT": "2", "KUSAW_ITERATION": "3", "KUSAW_CONFIG_SNAPSHOT": "/out/config.json",
 		"KUSAW_REPOS": "my-repo,Other.2", "KUSAW_BASE_REF_MY_REPO": "c0ffee", "KUSAW_BASE_REF_OTHER_2": "",
 		"KUSAW_SANDBOX": "",
+		// Empty, not unset, as their rows say "Empty during ...".
+		"KUSAW_TRIAGE_ID": "", "KUSAW_SUBTASK": "", "KUSAW_CANDIDATE": "", "KUSAW_ATTEMPT_LABEL": "",
+		"KUSAW_ATTEMPT_PROVIDER": "", "KUSAW_ATTEMPT_MODEL": "", "KUSAW_WORKFLOW": "",
 	}
 	for name, value := range want {
 		if v, ok := got[name]; !ok || v != value {

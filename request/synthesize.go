@@ -54,16 +54,31 @@ type Options struct {
 	// step to exit, sent as completion_grace_seconds rounded up to whole
 	// seconds; 0 means 5 s, the spec's default.
 	CompletionGrace time.Duration
+	// Context is a JSON object merged over the mode's sample context (see
+	// [Synthesize]): objects member by member, recursively; any other
+	// value, null included, replaces. Empty means the sample alone. The
+	// merged request is checked against the request schema, so a context
+	// member of the wrong shape is an [*InvalidError] at its pointer.
+	Context []byte
 	// Now tells the time the ids are stamped with; nil means time.Now.
 	Now func() time.Time
 }
 
 // Synthesize builds the request of a local run: protocol_version 2, fresh
 // run and task ids ("local-<UTC time>-<random hex>"), the options' mode,
-// config, folders, timeout and step name, a task titled "local run" with
-// no earlier steps, every other limit at the spec's default, no loop, and
-// attempt 1. repos holds the git checkout the worktree is in (see
-// [Options.Worktree]) or nothing.
+// config, folders, timeout and step name, every other limit at the spec's
+// default, no loop, and attempt 1. repos holds the git checkout the
+// worktree is in (see [Options.Worktree]) or nothing.
+//
+// The context is a task titled "local run" with no earlier steps, plus
+// the mode's sample data (see sampleContext: the workflows a classify step
+// picks from, the items a triage step groups, the candidates a select step
+// chooses among, ...), with [Options.Context] merged over it.
+//
+// During intake run_id, task_id, worktree and context.task are null and
+// repos is empty (spec rows run_id, task_id, worktree, context.task: "null
+// during intake"); during triage run_id is null (spec: "null during intake
+// and triage"), and task_id is kept.
 //
 // Options it cannot use are errors that match [ErrOptions]. The request is
 // checked against the schema before it is returned, like [Encode] does.
@@ -82,13 +97,26 @@ func Synthesize(opts Options) (*protocol.Request, error) {
 		ArtifactsDir:           o.ArtifactsDir,
 		Config:                 jsontext.Value(o.Config),
 		Limits:                 defaultLimits(o.Timeout),
-		Repos:                  probeRepos(o.Worktree),
+		Repos:                  []protocol.Repo{},
 		Step:                   protocol.StepInfo{ID: o.StepName, Name: o.StepName, Attempt: 1},
 		CompletionGraceSeconds: new(ceilSeconds(o.CompletionGrace)),
 	}
-	req.Context = protocol.Context{
-		Task:  &protocol.Task{ID: *req.TaskID, Title: "local run"},
-		Steps: map[string]jsontext.Value{},
+	switch o.Mode {
+	case "intake":
+		req.RunID, req.TaskID, req.Worktree = nil, nil, nil
+	case "triage":
+		req.RunID = nil
+		req.Repos = probeRepos(o.Worktree)
+	default:
+		req.Repos = probeRepos(o.Worktree)
+	}
+	s := sample{mode: o.Mode, worktree: o.Worktree, artifacts: o.ArtifactsDir, taskID: deref(req.TaskID), labels: repoLabelsOf(req.Repos)}
+	doc, err := mergeContext(sampleContext(s), o.Context)
+	if err != nil {
+		return nil, err
+	}
+	if req.Context, err = toContext(doc); err != nil {
+		return nil, err
 	}
 	if _, err := Encode(req); err != nil {
 		return nil, err

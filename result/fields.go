@@ -37,13 +37,23 @@ const (
 )
 
 // checkRecovery keeps the first MaxRecovery valid items. An item is valid
-// when its title and command are both non-blank (a person is shown a
-// titled command; half of one helps no-one) and within their lengths,
-// counted in characters (runes).
+// when it is an object whose title and command are both non-blank strings
+// (a person is shown a titled command; half of one helps no-one) within
+// their lengths, counted in characters (runes). Anything else, a recovery
+// that is not an array included, is dropped with a warning, never a
+// protocol_error (spec row recovery).
 func (c *checker) checkRecovery() {
+	raw, present := c.doc["recovery"]
+	items, ok := raw.([]any)
+	if present && !ok {
+		c.warn(WarnRecoveryDropped, fmt.Sprintf("recovery is %s, not an array of {title, command}; ignored", protocol.TypeName(raw)))
+	}
 	var kept []protocol.Recovery
-	for i, r := range c.res.Recovery {
-		why := recoveryProblem(r)
+	for i, it := range items {
+		r, why := recoveryItem(it)
+		if why == "" {
+			why = recoveryProblem(r)
+		}
 		if why == "" && len(kept) == MaxRecovery {
 			why = fmt.Sprintf("%d valid items are already kept, the most a result may give", MaxRecovery)
 		}
@@ -54,6 +64,32 @@ func (c *checker) checkRecovery() {
 		kept = append(kept, r)
 	}
 	c.res.Recovery, c.v.Recovery = kept, kept
+}
+
+// recoveryItem reads one recovery item of the parsed result, or says why
+// it has the wrong type.
+func recoveryItem(it any) (protocol.Recovery, string) {
+	obj, ok := it.(map[string]any)
+	if !ok {
+		return protocol.Recovery{}, fmt.Sprintf("it is %s, not an object of title and command", protocol.TypeName(it))
+	}
+	var r protocol.Recovery
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"title", &r.Title}, {"command", &r.Command}} {
+		key, dst := f.key, f.dst
+		v, ok := obj[key]
+		if !ok {
+			continue
+		}
+		s, ok := v.(string)
+		if !ok {
+			return r, fmt.Sprintf("its %s is %s, not a string", key, protocol.TypeName(v))
+		}
+		*dst = s
+	}
+	return r, ""
 }
 
 func recoveryProblem(r protocol.Recovery) string {
@@ -72,11 +108,22 @@ func recoveryProblem(r protocol.Recovery) string {
 
 // checkPhase keeps phase when it is at most MaxPhase characters matching
 // ^[a-z][a-z0-9_]*$; otherwise it is ignored, never a protocol_error.
+//
+// A phase of another type than string (5, null) is "a value that does not
+// match" too (spec row phase): ignored with a warning.
 func (c *checker) checkPhase() {
-	if _, ok := c.doc["phase"]; !ok {
+	raw, ok := c.doc["phase"]
+	if !ok {
 		return
 	}
-	if p := c.res.Phase; validPhase(p) {
+	p, ok := raw.(string)
+	if !ok {
+		c.warn(WarnPhaseIgnored, fmt.Sprintf("phase is %s, not a string; ignored: a phase is 1 to %d characters matching ^[a-z][a-z0-9_]*$", protocol.TypeName(raw), MaxPhase))
+		c.res.Phase = ""
+		return
+	}
+	c.res.Phase = p
+	if validPhase(p) {
 		c.v.Phase = p
 		return
 	}

@@ -70,11 +70,19 @@ func withEffects(mode string) *protocol.Request {
 // (a JSON value), or absent when groups is "".
 func triageRequest(groups string) *protocol.Request {
 	r := request("triage")
-	triage := `{"batch_id":"b1","items":[],"repos":["main"]`
+	triage := `{"batch_id":"b1","items":[{"id":"a","path":"/b1/a.md","title":"A"}],"repos":["main"]`
 	if groups != "" {
 		triage += `,"groups":` + groups
 	}
 	r.Context.Unknown = jsontext.Value(`{"triage":` + triage + `}}`)
+	return r
+}
+
+// withContext is a request of mode whose context carries ctx, the members
+// of a JSON object besides task and steps.
+func withContext(mode, ctx string) *protocol.Request {
+	r := request(mode)
+	r.Context.Unknown = jsontext.Value("{" + ctx + "}")
 	return r
 }
 

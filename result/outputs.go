@@ -12,7 +12,8 @@ import (
 )
 
 // checkOutputs checks outputs: their size, then outputs_schema and the
-// mode's built-in outputs schema.
+// mode's built-in outputs schema, then the mode's rules that need the
+// request (see checkModeRules).
 //
 // The size is len of the outputs value exactly as the step sent it, from
 // its '{' to its '}': white space and escapes inside count, white space
@@ -45,11 +46,17 @@ func (c *checker) checkOutputs() {
 	if kind != "" {
 		problems = append(problems, problemsOf(kind, schemas.Validate(kind, doc))...)
 	}
+	if len(problems) == 0 {
+		problems = c.checkModeRules(doc)
+		for i := range problems {
+			problems[i].Message += " (mode " + mode + ")"
+		}
+	}
 	if len(problems) > 0 {
 		c.outputsInvalid(problems)
 		return
 	}
-	c.v.Outputs = raw
+	c.v.Outputs = c.res.Outputs
 }
 
 func (c *checker) outputsInvalid(problems []schemas.Problem) {

@@ -56,7 +56,7 @@ func outputsCases(t *testing.T) []checkCase {
 			opts: result.Options{Request: triageRequest("null")}},
 		{name: "outputs/triage groups absent wants groups", line: line(`"outputs":{"assessments":[]}`),
 			opts: result.Options{Request: triageRequest("")}, status: "fail", reason: inv, msg: []string{"outputs:triage-groups"}},
-		{name: "outputs/triage with groups wants assessments", line: line(`"outputs":{"assessments":[]}`),
+		{name: "outputs/triage with groups wants assessments", line: line(`"outputs":{"assessments":[{"id":"a","difficulty":"small","role":"wontfix","verdict":"v"}]}`),
 			opts: result.Options{Request: triageRequest(`[{"id":"b1-g1","items":["a"],"root_cause":"r"}]`)}},
 		{name: "outputs/triage with groups rejects groups", line: line(`"outputs":{"groups":[]}`),
 			opts:   result.Options{Request: triageRequest(`[{"id":"b1-g1","items":["a"],"root_cause":"r"}]`)},

@@ -14,8 +14,13 @@
 //  2. artifact_invalid (fail): an artifact path is not a regular file
 //     inside the artifacts dir, or evidence lacks its caption;
 //  3. outputs_too_large (fail): outputs over limits.outputs_max_bytes;
-//  4. outputs_invalid (fail): outputs break outputs_schema or the mode's
-//     built-in outputs schema;
+//  4. outputs_invalid (fail): outputs break outputs_schema, the mode's
+//     built-in outputs schema, or a rule of the mode's outputs that needs
+//     the request (a classify workflow that is configured, a select choice
+//     among the candidates, match indexes into the request's findings and
+//     one to one, triage groups and assessments that cover every item
+//     once, atlas_embed vectors of dims numbers for the request's texts,
+//     atlas_map pages inside out_dir), each a problem at its JSON pointer;
 //  5. effects_invalid (retry): the effects plan is invalid; see
 //     [Verdict.EffectsFeedback].
 //
@@ -27,7 +32,11 @@
 //
 // Values the protocol ignores rather than fails on (recovery items,
 // phase, retry_after_ms, resets_at, provenance) are cleared or dropped with
-// a warning each, whatever the verdict.
+// a warning each, whatever the verdict; a phase or recovery item of the
+// wrong JSON type too (phase 5, a numeric title): the spec calls them
+// ignored, so the result schema is checked without them. An atlas_scan
+// result keeps only the rule_id and location fields of its findings
+// ([FindingFields]) and warns when its scanner has no version.
 //
 // [CheckArtifact] applies the artifact rule alone, for artifact events.
 // The package does not decide what the runner does with a verdict, and it
@@ -35,6 +44,7 @@
 package result
 
 import (
+	stdjson "encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -95,6 +105,13 @@ type Verdict struct {
 
 	// Warnings are every value the checks ignored or dropped.
 	Warnings []protocol.Warning
+
+	// Line is the result as the runner keeps it in result.json: the
+	// step's bytes, except when a rule removed part of the outputs (the
+	// fields of an atlas_scan finding past [FindingFields]); then the
+	// result re-encoded with the outputs as kept. Nil when the result
+	// broke its schema (keep the step's bytes then).
+	Line []byte
 }
 
 // Failure is one rule a result broke.
@@ -122,17 +139,17 @@ func rank(code string) int {
 // the order of precedence. It never returns nil.
 func Check(raw []byte, opts Options) *Verdict {
 	doc, err := protocol.Parse(raw)
-	if err == nil {
-		err = schemas.Validate("result", doc)
-	}
 	if err != nil {
+		return invalid(err)
+	}
+	obj, _ := doc.(map[string]any)
+	if err := schemas.Validate("result", relax(obj, doc)); err != nil {
 		return invalid(err)
 	}
 	res, err := decode(raw)
 	if err != nil {
 		return invalid(err)
 	}
-	obj, _ := doc.(map[string]any) // the schema says it is an object
 	c := &checker{opts: opts, doc: obj, res: res, v: &Verdict{Result: res}}
 	c.checkArtifacts()
 	c.checkOutputs()
@@ -143,15 +160,68 @@ func Check(raw []byte, opts Options) *Verdict {
 	c.checkResetsAt()
 	c.checkProvenance()
 	c.decide()
+	c.v.Line = raw
+	if c.replaced {
+		c.v.Line = c.keptLine(obj)
+	}
 	return c.v
+}
+
+// keptLine is the step's result document with the outputs the runner
+// kept, re-encoded.
+func (c *checker) keptLine(obj map[string]any) []byte {
+	kept := make(map[string]any, len(obj))
+	for k, v := range obj {
+		kept[k] = v
+	}
+	kept["outputs"] = stdjson.RawMessage(c.res.Outputs)
+	data, err := stdjson.Marshal(kept)
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
+// relax returns the document the result schema checks: obj without the
+// values the spec says to ignore rather than fail on when their type is
+// wrong (spec rows phase and recovery: "ignored with a warning, not a
+// protocol_error"): a phase that is not a string, a recovery that is not
+// an array, recovery items that are not objects of string title and
+// command. checkPhase and checkRecovery warn of them. doc is returned when
+// obj is nil (a result that is no object, for the schema to refuse).
+func relax(obj map[string]any, doc any) any {
+	if obj == nil {
+		return doc
+	}
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		out[k] = v
+	}
+	if _, ok := out["phase"].(string); !ok {
+		delete(out, "phase")
+	}
+	items, ok := out["recovery"].([]any)
+	if !ok {
+		delete(out, "recovery")
+		return out
+	}
+	var kept []any
+	for _, it := range items {
+		if _, why := recoveryItem(it); why == "" {
+			kept = append(kept, it)
+		}
+	}
+	out["recovery"] = append([]any{}, kept...)
+	return out
 }
 
 // checker holds one result while its rules are checked.
 type checker struct {
-	opts Options
-	doc  map[string]any // the result as protocol.Parse gave it
-	res  *protocol.Result
-	v    *Verdict
+	opts     Options
+	doc      map[string]any // the result as protocol.Parse gave it, values of the wrong type ignored (relax)
+	res      *protocol.Result
+	v        *Verdict
+	replaced bool // a rule replaced res.Outputs with what the runner keeps
 }
 
 func (c *checker) fail(code, msg string) {
@@ -190,9 +260,15 @@ func (c *checker) decide() {
 // instead (see checkRetryAfter): the schema's integer takes 1e3, 1000.0
 // and values past int64, which must be ignored with a warning, not fail
 // the decode.
+//
+// phase and recovery are taken from the relaxed document too (see relax):
+// a value of the wrong type there is ignored with a warning, so it must
+// not fail the decode either.
 type wire struct {
 	protocol.Result
 	RetryAfterMS jsontext.Value `json:"retry_after_ms,omitzero"`
+	Phase        jsontext.Value `json:"phase,omitzero"`
+	Recovery     jsontext.Value `json:"recovery,omitzero"`
 }
 
 func decode(raw []byte) (*protocol.Result, error) {

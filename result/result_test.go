@@ -30,7 +30,7 @@ func TestCheck(t *testing.T) {
 	var cases []checkCase
 	for _, rows := range [][]checkCase{
 		schemaCases(), outputsCases(t), effectsCases(), fieldCases(),
-		artifactCases(root), precedenceCases(),
+		artifactCases(root), precedenceCases(), modeCases(root),
 	} {
 		cases = append(cases, rows...)
 	}
@@ -90,7 +90,6 @@ func schemaCases() []checkCase {
 		{name: "schema/not JSON", line: `{"type":"result"`, status: "fail", reason: pe, msg: []string{"byte offset"}},
 		{name: "schema/duplicate key", line: line(`"status":"fail"`), status: "fail", reason: pe, msg: []string{"duplicate object key"}},
 		{name: "schema/missing status", line: `{"type":"result","protocol_version":2,"reason_code":"x","message":"m"}`, status: "fail", reason: pe, msg: []string{"status"}},
-		{name: "schema/bad phase type is the schema's", line: line(`"phase":3`), status: "fail", reason: pe, msg: []string{"/phase"}},
 		{name: "schema/integer past int64", line: line(`"cost":{"tokens_input":99999999999999999999}`), status: "fail", reason: pe,
 			msg: []string{"/cost/tokens_input", "64 bits"}},
 		{name: "schema/unknown members are kept", line: line(`"future":{"x":1}`, `"retry_after_ms":2000`), check: func(t *testing.T, v *result.Verdict) {

@@ -17,6 +17,7 @@ type requestFlags struct {
 	file      string
 	mode      string
 	config    string
+	context   string
 	worktree  string
 	artifacts string
 	timeout   time.Duration
@@ -27,6 +28,7 @@ func (rf *requestFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&rf.file, "request", "", "a full v2 request `FILE` to hand the step (validated); other request flags are then ignored")
 	fs.StringVar(&rf.mode, "mode", "pipeline", "the request's `mode`")
 	fs.StringVar(&rf.config, "config", "{}", "the step's config: a JSON object, or @FILE")
+	fs.StringVar(&rf.context, "context", "", "a JSON object, or @FILE, merged over the mode's sample context (objects member by member; other values, null included, replace); the result is validated")
 	fs.StringVar(&rf.worktree, "worktree", "", "the worktree `DIR` (default the current folder; a git checkout fills repos[])")
 	fs.StringVar(&rf.artifacts, "artifacts", "", "the artifacts `DIR` (default OUT/artifacts)")
 	fs.DurationVar(&rf.timeout, "timeout", 30*time.Minute, "the attempt's time: limits.time_left_ms")
@@ -59,6 +61,10 @@ func (rf *requestFlags) options(outDir, stepName string) (request.Options, error
 	if err != nil {
 		return request.Options{}, err
 	}
+	ctx, err := jsonArg("--context", rf.context)
+	if err != nil {
+		return request.Options{}, err
+	}
 	worktree := rf.worktree
 	if worktree == "" {
 		if worktree, err = os.Getwd(); err != nil {
@@ -73,7 +79,7 @@ func (rf *requestFlags) options(outDir, stepName string) (request.Options, error
 		return request.Options{}, errors.New("--timeout must be positive")
 	}
 	return request.Options{
-		Mode: rf.mode, Config: config, Worktree: worktree, ArtifactsDir: artifacts,
+		Mode: rf.mode, Config: config, Context: ctx, Worktree: worktree, ArtifactsDir: artifacts,
 		Timeout: rf.timeout, StepName: stepName, CompletionGrace: rf.grace,
 	}, nil
 }
@@ -87,4 +93,16 @@ func (rf *requestFlags) configBytes() ([]byte, error) {
 		return data, nil
 	}
 	return []byte(rf.config), nil
+}
+
+// jsonArg returns the value of a flag that takes JSON or @FILE.
+func jsonArg(flag, value string) ([]byte, error) {
+	if name, ok := strings.CutPrefix(value, "@"); ok {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", flag, err)
+		}
+		return data, nil
+	}
+	return []byte(value), nil
 }

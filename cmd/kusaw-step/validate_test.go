@@ -46,7 +46,13 @@ func TestValidateInvalid(t *testing.T) {
 		{"outputs:review-match", `{"pairs":[{"bug":"b","finding":"0"}]}`, "/pairs/0/finding: got string, want integer\n"},
 		{"outputs:review", `{"findings":[1]}`, "/findings/0: got number, want object\n"},
 		{"outputs:selection", `{"choice":1.5}`, "/choice: got number, want null or integer\n"},
-		{"outputs:triage-assessments", `{"assessments":[{"id":"a","role":"r","verdict":"v","difficulty":"huge"}]}`, "/assessments/0/difficulty: value must be one of 'small', 'medium', 'large'\n"},
+		{"outputs:triage-assessments", `{"assessments":[{"id":"a","role":"wontfix","verdict":"v","difficulty":"huge"}]}`, "/assessments/0/difficulty: value must be one of 'small', 'medium', 'large'\n"},
+		// Issue 13 item 8: the outputs rules that need no request are the schemas'.
+		{"outputs:triage-assessments", `{"assessments":[{"id":"a","role":"needs-triage","verdict":"v","difficulty":"small"}]}`, "/assessments/0/role: 'needs-triage' does not match pattern '^(needs-info|ready-for-agent|ready-for-human|wontfix)$'\n"},
+		{"outputs:triage-assessments", `{"assessments":[{"id":"a","role":"wontfix","verdict":"` + strings.Repeat("v", 501) + `","difficulty":"small"}]}`, "/assessments/0/verdict: maxLength: got 501, want 500\n"},
+		{"outputs:selection", `{"choice":0}`, "/choice: minimum: got 0, want 1\n"},
+		{"outputs:review-match", `{"pairs":[{"bug":"b","finding":-1}]}`, "/pairs/0/finding: minimum: got -1, want 0\n"},
+		{"outputs:triage-groups", `{"groups":[{"items":["a","a"],"root_cause":"c"}]}`, "/groups/0/items: items at 0 and 1 are equal\n"},
 		{"outputs:triage-groups", `{"groups":[{"root_cause":"c"}]}`, "/groups/0: missing property 'items'\n"},
 		// Strict decoding comes before any schema, each fault named with its offset.
 		{"result", `{"type":"result","type":"result"}`, `/type: byte offset 17: duplicate object key "type"; each key may appear once in an object` + "\n"},
