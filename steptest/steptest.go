@@ -15,8 +15,11 @@ package steptest
 import (
 	"context"
 	"errors"
+	"go/build"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -147,16 +150,41 @@ func subreaper(t testing.TB) {
 	}
 }
 
-// Build builds the Go main package pkg (an import path or a folder) into
-// t.TempDir() and returns the binary's path.
+// Build builds the Go main package pkg (an import path, or a folder such as
+// "." or "./cmd/my-step") into t.TempDir() and returns the binary's path:
+// the binary is named for the package's folder, as go build names it.
 func Build(t testing.TB, pkg string) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), filepath.Base(pkg))
+	name, err := binaryName(pkg)
+	if err != nil {
+		t.Fatalf("steptest: build %s: %v", pkg, err)
+	}
+	bin := filepath.Join(t.TempDir(), name)
 	cmd := exec.Command("go", "build", "-o", bin, pkg)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("steptest: go build %s: %v\n%s", pkg, err, out)
 	}
 	return bin
+}
+
+// binaryName names the binary of pkg: the last element of an import path,
+// or of a folder's absolute path ("." names the current folder).
+func binaryName(pkg string) (string, error) {
+	if build.IsLocalImport(pkg) || filepath.IsAbs(pkg) {
+		abs, err := filepath.Abs(pkg)
+		if err != nil {
+			return "", err
+		}
+		pkg = abs
+	}
+	name := path.Base(filepath.ToSlash(pkg))
+	if name == "/" || name == "." || name == "" {
+		return "", errors.New("cannot name a binary for this package")
+	}
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	return name, nil
 }
 
 // Statuses returns the statuses of the report's outcomes for check id, in
