@@ -15,15 +15,11 @@ import (
 // cmdValidate checks one document: strict JSON first, then its schema.
 func cmdValidate(_ context.Context, env *cmdEnv, args []string) error {
 	fs := newFlags("validate", env)
-	fs.Usage = func() {
-		fmt.Fprintf(env.stderr, "usage: kusaw-step validate KIND FILE|-\nkinds: handshake, request, event, result, outputs:NAME (%s)\n", strings.Join(schemas.Outputs, ", "))
-	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 2 {
-		fs.Usage()
-		return &exitError{code: exitUsage, err: errSilent}
+		return usageErrorf("usage: kusaw-step validate KIND FILE|-\nkinds: handshake, request, event, result, outputs:NAME (%s)", strings.Join(schemas.Outputs, ", "))
 	}
 	kind, name := fs.Arg(0), fs.Arg(1)
 	if _, err := schemas.Source(kind); err != nil {
