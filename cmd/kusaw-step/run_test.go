@@ -69,7 +69,8 @@ func TestRunOK(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d; stdout %s stderr %s", code, stdout, stderr)
 	}
-	for _, want := range []string{"fake-ok 0.1.0 — a fake", "warming up", "verdict  ok (done)", "message  all good", `outputs  {"n":1}`, "logs     " + out} {
+	for _, want := range []string{"fake-ok 0.1.0 — a fake", "warming up", "verdict  ok (done)", "message  all good", `outputs  {"n":1}`, "logs     " + out,
+		"usage    12 tokens (10 in, 2 out) · $0.0100\n", " · exit status 0\n", "\nduration "} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
