@@ -35,6 +35,7 @@ func (b *battery) judge(mode string, info *handshake.Info, runs map[string]*atte
 	b.checkOutside(mode, runs)
 	b.checkStreaming(main)
 	b.checkSame(mode, "AT-013", main, runs[runAgain], "on a second run", "make the verdict depend on the request only")
+	b.checkUnknownFields(main)
 }
 
 // resultLine is the main attempt's result, as written in result.json.

@@ -142,6 +142,7 @@ func Check(raw []byte, opts Options) *Verdict {
 	c.checkRetryAfter()
 	c.checkResetsAt()
 	c.checkProvenance()
+	c.checkUnknownFields()
 	c.decide()
 	return c.v
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"kusaw.dev/step/protocol"
+	"kusaw.dev/step/result"
 	"kusaw.dev/step/schemas"
 )
 
@@ -36,7 +37,25 @@ func cmdValidate(_ context.Context, env *cmdEnv, args []string) error {
 	if len(problems) > 0 {
 		return failed(errSilent)
 	}
+	for _, w := range unknownFields(kind, data) {
+		fmt.Fprintf(env.stdout, "warning: %s: %s\n", w.Code, w.Message)
+	}
 	return nil
+}
+
+// unknownFields warns of the members of a valid document its schema does
+// not define: accepted, but most often misspelt.
+func unknownFields(kind string, data []byte) []protocol.Warning {
+	doc, err := protocol.Parse(data)
+	if err != nil {
+		return nil
+	}
+	if kind == "event" {
+		m, _ := doc.(map[string]any)
+		t, _ := m["type"].(string)
+		kind = "event:" + t
+	}
+	return result.UnknownFieldWarnings(kind, doc)
 }
 
 // check returns one line per problem, "JSON-pointer: message".
