@@ -141,6 +141,9 @@ func explain(line []byte, rules *ruleSet) (cause, hint string, err error) {
 	doc, err := protocol.Parse(line)
 	if err != nil {
 		cause, hint = syntaxCause(err)
+		if hint == hintNotJSON && LooksLikePythonRepr(line) {
+			hint = HintPythonRepr
+		}
 		return cause, hint, err
 	}
 	obj, ok := doc.(map[string]any)
