@@ -15,11 +15,9 @@ package steptest
 import (
 	"context"
 	"errors"
-	"go/build"
+	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -151,40 +149,22 @@ func subreaper(t testing.TB) {
 }
 
 // Build builds the Go main package pkg (an import path, or a folder such as
-// "." or "./cmd/my-step") into t.TempDir() and returns the binary's path:
-// the binary is named for the package's folder, as go build names it.
+// "." or "./cmd/my-step") into t.TempDir() and returns the binary's path.
+// The binary is named as go build names it: for the package's import path.
 func Build(t testing.TB, pkg string) string {
 	t.Helper()
-	name, err := binaryName(pkg)
-	if err != nil {
-		t.Fatalf("steptest: build %s: %v", pkg, err)
-	}
-	bin := filepath.Join(t.TempDir(), name)
-	cmd := exec.Command("go", "build", "-o", bin, pkg)
+	dir := t.TempDir()
+	// An -o that ends in a separator is a folder go build puts the binary
+	// in, under the name it would give it.
+	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), pkg)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("steptest: go build %s: %v\n%s", pkg, err, out)
 	}
-	return bin
-}
-
-// binaryName names the binary of pkg: the last element of an import path,
-// or of a folder's absolute path ("." names the current folder).
-func binaryName(pkg string) (string, error) {
-	if build.IsLocalImport(pkg) || filepath.IsAbs(pkg) {
-		abs, err := filepath.Abs(pkg)
-		if err != nil {
-			return "", err
-		}
-		pkg = abs
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 || !entries[0].Type().IsRegular() {
+		t.Fatalf("steptest: go build %s made %v (%v); want one binary: is it a main package?", pkg, entries, err)
 	}
-	name := path.Base(filepath.ToSlash(pkg))
-	if name == "/" || name == "." || name == "" {
-		return "", errors.New("cannot name a binary for this package")
-	}
-	if runtime.GOOS == "windows" {
-		name += ".exe"
-	}
-	return name, nil
+	return filepath.Join(dir, entries[0].Name())
 }
 
 // Statuses returns the statuses of the report's outcomes for check id, in
