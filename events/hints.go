@@ -3,6 +3,9 @@ package events
 import (
 	"bytes"
 	"regexp"
+	"strings"
+
+	"kusaw.dev/step/schemas"
 )
 
 // HintPythonRepr is the hint for a line that is a Python repr, not JSON.
@@ -23,4 +26,20 @@ func LooksLikePythonRepr(line []byte) bool {
 		return false
 	}
 	return pythonKey.Match(line) || pythonLiteral.Match(line)
+}
+
+// meantFields names, for an event that broke its schema, the known fields
+// its unknown ones likely meant: "; did you mean message for /msg?". It
+// runs on the slow path only, after a line was rejected.
+func meantFields(eventType string, obj map[string]any) string {
+	var meant []string
+	for _, u := range schemas.UnknownFields("event:"+eventType, obj) {
+		if u.Suggest != "" {
+			meant = append(meant, u.Suggest+" for "+u.Pointer)
+		}
+	}
+	if len(meant) == 0 {
+		return ""
+	}
+	return "; did you mean " + strings.Join(meant, ", ") + "?"
 }

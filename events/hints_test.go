@@ -34,3 +34,15 @@ func TestPythonReprHint(t *testing.T) {
 		}
 	}
 }
+
+// TestRejectedEventNamesMeantField: an event rejected by its schema whose
+// unknown field is a misspelt known one says which (issue 16 item 9).
+func TestRejectedEventNamesMeantField(t *testing.T) {
+	sum, err := events.Read(strings.NewReader(`{"type":"progress","msg":"hi","percentage":5}`+"\n"), events.Options{})
+	if err != nil || len(sum.Problems) != 1 {
+		t.Fatalf("Read: %v, %v; want one problem", sum, err)
+	}
+	if want := "; did you mean message for /msg, percent for /percentage?"; !strings.HasSuffix(sum.Problems[0].Hint, want) {
+		t.Errorf("hint %q; want it to end with %q", sum.Problems[0].Hint, want)
+	}
+}
