@@ -110,7 +110,10 @@ func isDuration(fl *flag.Flag) bool {
 // printHelp writes the help of the subcommand fs is for to w.
 func printHelp(w io.Writer, fs *flag.FlagSet) {
 	name := commandName(fs)
-	h := helps[name]
+	h, ok := helps[name]
+	if !ok { // a command without its entry in help.go still gets its flags
+		h = helpText{summary: "see kusaw-step --help", usage: []string{name + " [flags]"}}
+	}
 	fmt.Fprintf(w, "kusaw-step %s — %s\n\nusage:\n", name, h.summary)
 	for _, u := range h.usage {
 		fmt.Fprintf(w, "  kusaw-step %s\n", u)
@@ -120,12 +123,19 @@ func printHelp(w io.Writer, fs *flag.FlagSet) {
 	}
 	seen := make(map[string]bool)
 	for _, g := range h.groups {
-		fmt.Fprintf(w, "\n%s flags:\n", g.title)
+		var present []*flag.Flag
 		for _, n := range g.flags {
 			if fl := fs.Lookup(n); fl != nil && !seen[n] {
 				seen[n] = true
-				writeFlag(w, fl)
+				present = append(present, fl)
 			}
+		}
+		if len(present) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s flags:\n", g.title)
+		for _, fl := range present {
+			writeFlag(w, fl)
 		}
 	}
 	var other []*flag.Flag

@@ -12,7 +12,8 @@ type helpText struct {
 
 // flagGroup is a titled set of flags in a command's help. A flag a
 // command has but no group names is shown under "Other flags"
-// (TestHelpGroupsEveryFlag says which).
+// (TestHelpGroupsEveryFlag says which); a flag a group names that the
+// command lacks is left out, so the shared groups may name them all.
 type flagGroup struct {
 	title string
 	flags []string
@@ -20,8 +21,8 @@ type flagGroup struct {
 
 // The groups every command that takes them shares.
 var (
-	requestGroup = flagGroup{"Request", []string{"request", "mode", "config", "worktree", "artifacts", "timeout", "completion-grace"}}
-	sandboxGroup = flagGroup{"Sandbox", []string{"sandbox", "allow-host", "writable", "secret", "secrets-file", "inject"}}
+	requestGroup = flagGroup{"Request", []string{"request", "mode", "config", "context", "worktree", "artifacts", "timeout", "completion-grace", "after"}}
+	sandboxGroup = flagGroup{"Sandbox", []string{"sandbox", "allow-host", "writable", "readable", "secret", "secrets-file", "inject"}}
 )
 
 // commandOrder lists the commands as the top-level help and shell
@@ -41,7 +42,7 @@ var helps = map[string]helpText{
 			requestGroup,
 			{"Process", []string{"kind", "handshake-timeout", "grace", "keep-going"}},
 			sandboxGroup,
-			{"Output", []string{"out", "json", "log-level"}},
+			{"Output", []string{"out", "force", "json", "log-level"}},
 		},
 		examples: []string{
 			"kusaw-step run ./my-step",
@@ -57,6 +58,7 @@ var helps = map[string]helpText{
 			{"Request", []string{"config", "mode", "timeout", "completion-grace", "answer"}},
 			{"Checks", []string{"focus", "skip"}},
 			{"Process", []string{"handshake-timeout", "grace"}},
+			{"Sandbox", []string{"sandbox", "inherit-env"}},
 			{"Output", []string{"report", "report-file", "keep"}},
 		},
 		examples: []string{
@@ -70,7 +72,7 @@ var helps = map[string]helpText{
 		usage:   []string{"handshake [flags] STEP [ARG...]"},
 		groups: []flagGroup{
 			{"Process", []string{"timeout"}},
-			{"Sandbox", []string{"allow-host"}},
+			{"Sandbox", []string{"sandbox", "allow-host"}},
 			{"Output", []string{"json"}},
 		},
 		examples: []string{
