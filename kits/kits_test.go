@@ -65,21 +65,22 @@ func TestExamplesConform(t *testing.T) {
 }
 
 // TestExamplesRun: events, usage, the artifact and the outputs reach the
-// record.
+// record, in UTF-8 even where the locale's stdio encoding is ASCII.
 func TestExamplesRun(t *testing.T) {
 	for name, k := range kits {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			need(t, k)
+			env := append(os.Environ(), "PYTHONIOENCODING=ascii")
 			a := steptest.Run(t, []string{filepath.Join("..", "examples", "steps", k.example)},
-				steptest.Options{Config: `{"name":"Ada"}`, Timeout: 2 * time.Minute})
+				steptest.Options{Config: `{"name":"Zoë"}`, Timeout: 2 * time.Minute, Env: env})
 			a.Want(t, "ok", "greeted")
 			rec := a.Record
-			if string(rec.Outputs) != `{"greeting":"hello, Ada"}` || rec.Events["progress"] != 1 || rec.Usage == nil || *rec.Usage.TokensInput != 12 {
+			if string(rec.Outputs) != `{"greeting":"hello, Zoë"}` || rec.Events["progress"] != 1 || rec.Usage == nil || *rec.Usage.TokensInput != 12 {
 				t.Errorf("outputs %s, events %v, usage %+v", rec.Outputs, rec.Events, rec.Usage)
 			}
 			data, err := os.ReadFile(filepath.Join(a.ArtifactsDir, "greeting.txt"))
-			if err != nil || string(data) != "hello, Ada\n" || len(rec.Artifacts) != 1 {
+			if err != nil || string(data) != "hello, Zoë\n" || len(rec.Artifacts) != 1 {
 				t.Errorf("greeting.txt %q, %v; artifacts %v", data, err, rec.Artifacts)
 			}
 			if len(rec.Warnings) != 0 {

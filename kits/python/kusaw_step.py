@@ -37,6 +37,22 @@ def _line(obj):
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n"
 
 
+def _writer(f):
+    """A function that writes one line to f and flushes it: as UTF-8 bytes
+    when f has a binary buffer, whatever the locale's encoding."""
+    raw = getattr(f, "buffer", None)
+
+    def write(text):
+        if raw is not None:
+            f.flush()
+            raw.write(text.encode("utf-8"))
+            raw.flush()
+        else:
+            f.write(text)
+            f.flush()
+    return write
+
+
 def log(*args):
     """Print to stderr, the step's log (stdout carries only protocol lines)."""
     print(*args, file=sys.stderr, flush=True)
@@ -67,9 +83,9 @@ class Step:
     request is the request as a dict; config, mode and artifacts_dir are
     read from it."""
 
-    def __init__(self, request, events):
+    def __init__(self, request, write):
         self.request = request
-        self._events = events
+        self._write = write
 
     @property
     def config(self):
@@ -87,8 +103,7 @@ class Step:
 
     def emit(self, event):
         """Write one event (a dict with its "type") and flush it."""
-        self._events.write(_line(event))
-        self._events.flush()
+        self._write(_line(event))
 
     def progress(self, message, percent=None, turn=None):
         """A progress event; percent is from 0 to 100."""
@@ -149,14 +164,14 @@ def _handshake(decl):
 
 
 def _read_request(f):
-    req = json.load(f)
+    req = json.loads(getattr(f, "buffer", f).read())  # bytes: UTF-8 whatever the locale
     if not isinstance(req, dict) or req.get("protocol_version") != PROTOCOL_VERSION:
         raise ValueError(f"the request does not speak protocol {PROTOCOL_VERSION}")
     return req
 
 
-def _attempt(run, request, events):
-    step = Step(request, events)
+def _attempt(run, request, write):
+    step = Step(request, write)
     try:
         res = run(step)
         if not isinstance(res, dict):
@@ -174,24 +189,23 @@ def main(handshake, run):
     optionally description, interactive, features, needs_env, egress,
     outputs_schema...); run(step) returns the result (see ok, fail)."""
     out = sys.stdout
+    write = _writer(out)
     if os.environ.get("KUSAW_HANDSHAKE") == "1":
-        out.write(_line(_handshake(handshake)))
-        out.flush()
+        write(_line(_handshake(handshake)))
         return
     request_file = os.environ.get("KUSAW_REQUEST")
     if request_file:  # interactive: the terminal is the person's, the protocol goes through files
         with open(request_file, encoding="utf-8") as f:
             request = _read_request(f)
         with open(os.environ["KUSAW_EVENTS"], "a", encoding="utf-8") as events:
-            res = _attempt(run, request, events)
+            res = _attempt(run, request, _writer(events))
         with open(os.environ["KUSAW_RESULT"], "w", encoding="utf-8") as f:
             f.write(_line(res))
         return
     request = _read_request(sys.stdin)
     sys.stdout = sys.stderr  # a stray print() must not break the protocol
     try:
-        res = _attempt(run, request, out)
+        res = _attempt(run, request, write)
     finally:
         sys.stdout = out
-    out.write(_line(res))
-    out.flush()
+    write(_line(res))
