@@ -15,8 +15,8 @@ import (
 )
 
 // flagOut is the output of every subcommand's flag set. The flag package
-// writes its own error text and usage there; flagOut discards them (
-// parseFlags says it in one line instead) and carries the command's
+// writes its own error text and usage there; flagOut discards them
+// (parseFlags says it in one line instead) and carries the command's
 // environment, so parseFlags knows where help goes without another
 // argument.
 type flagOut struct{ env *cmdEnv }
@@ -250,6 +250,9 @@ func jsonFlag(name string, data []byte) error {
 		for off > 0 && isWordByte(data[off-1]) {
 			off--
 		}
+	}
+	bare := off < len(data) && isWordByte(data[off]) && (data[off] < '0' || data[off] > '9')
+	if bare && strings.Contains(reason, "invalid character") {
 		reason = "a bare word; JSON keys and strings take double quotes"
 	} else if strings.Contains(string(data), "'") {
 		reason += "; JSON strings take double quotes, not single"
@@ -259,7 +262,25 @@ func jsonFlag(name string, data []byte) error {
 	if bytesLines(data) > 1 {
 		where = fmt.Sprintf("line %d, column %d", line, col)
 	}
-	return usageErrorf("%s is not JSON: %s: %s\n  %s\n  %s^", name, where, reason, text, strings.Repeat(" ", col-1))
+	text, caret := window(text, col)
+	return usageErrorf("%s is not JSON: %s: %s\n  %s\n  %s^", name, where, reason, text, strings.Repeat(" ", caret-1))
+}
+
+// window cuts a long line to the part around column col (1-based, in
+// runes), and returns it with col's place in it.
+func window(text string, col int) (string, int) {
+	const before, after = 50, 25
+	r := []rune(strings.ReplaceAll(text, "\t", " "))
+	start, end := max(0, col-1-before), min(len(r), col-1+after)
+	out := string(r[start:end])
+	caret := col - start
+	if start > 0 {
+		out, caret = "…"+out, caret+1
+	}
+	if end < len(r) {
+		out += "…"
+	}
+	return out, caret
 }
 
 func isWordByte(c byte) bool {

@@ -271,6 +271,7 @@ func TestJSONFlag(t *testing.T) {
 		{"{\n  \"a\": tru\n}", "line 2, column 8: a bare word"},
 		{`{"a":1} x`, "column 9"},
 		{`{"é":x}`, "column 6"},
+		{`{"a":"` + strings.Repeat("x", 100) + `",b:1}`, "column 109: a bare word; JSON keys and strings take double quotes\n  …" + strings.Repeat("x", 48) + `",b:1}` + "\n" + strings.Repeat(" ", 2+51) + "^"},
 	} {
 		err := jsonFlag("--config", []byte(tt.in))
 		switch {
