@@ -73,7 +73,7 @@ func TestExamplesRun(t *testing.T) {
 			need(t, k)
 			env := append(os.Environ(), "PYTHONIOENCODING=ascii")
 			a := steptest.Run(t, []string{filepath.Join("..", "examples", "steps", k.example)},
-				steptest.Options{Config: `{"name":"Zoë"}`, Timeout: 2 * time.Minute, Env: env})
+				steptest.Options{Config: `{"name":"Zoë"}`, Timeout: 2 * time.Minute, Env: env, HandshakeTimeout: time.Minute})
 			a.Want(t, "ok", "greeted")
 			rec := a.Record
 			if string(rec.Outputs) != `{"greeting":"hello, Zoë"}` || rec.Events["progress"] != 1 || rec.Usage == nil || *rec.Usage.TokensInput != 12 {
@@ -97,7 +97,7 @@ func TestErrorsBecomeResults(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			need(t, k)
-			a := steptest.Run(t, []string{filepath.Join("testdata", k.broken)}, steptest.Options{Timeout: 2 * time.Minute})
+			a := steptest.Run(t, []string{filepath.Join("testdata", k.broken)}, steptest.Options{Timeout: 2 * time.Minute, HandshakeTimeout: time.Minute})
 			a.Want(t, "fail", "step_error")
 			if !strings.Contains(a.Record.Message, "the disk is full") {
 				t.Errorf("message %q; want the exception's", a.Record.Message)

@@ -37,6 +37,10 @@ type Options struct {
 	Config  string        // the step's config, a JSON object; "" means {}
 	Timeout time.Duration // limits.time_left_ms; 0 means a minute
 	Env     []string      // the base environment; nil means the test's own
+	// HandshakeTimeout bounds the handshake; 0 means 10 s. An interpreted
+	// step (behind a version manager's shim, on a loaded machine) may need
+	// more.
+	HandshakeTimeout time.Duration
 }
 
 // Attempt is a finished attempt of a step binary.
@@ -84,7 +88,7 @@ func Run(t testing.TB, argv []string, opts Options) *Attempt {
 	req, artifacts := NewRequest(t, opts)
 	a := &Attempt{Request: req, Dir: t.TempDir(), ArtifactsDir: artifacts}
 	rec, err := step.Run(context.Background(), step.Attempt{
-		Command: absolute(argv), Request: req, OutDir: a.Dir, Env: opts.Env,
+		Command: absolute(argv), Request: req, OutDir: a.Dir, Env: opts.Env, HandshakeTimeout: opts.HandshakeTimeout,
 		Observer: step.Observer{Event: func(ev protocol.Event) { a.Events = append(a.Events, ev) }},
 	})
 	if err != nil {
