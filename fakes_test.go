@@ -38,6 +38,7 @@ var fakes = map[string]func(){
 	"unknown-event":       func() { say(`{"type":"thinking","message":"hmm"}`); result("ok", "done") },
 	"missing-field":       func() { say(`{"type":"tool_call","tool":"bash"}`); result("ok", "done") },
 	"bad-result":          func() { say(`{"type":"result","protocol_version":2,"status":"great","reason_code":"x","message":"m"}`) },
+	"misspelt-result":     func() { say(`{"type":"result","protocol_version":2,"Status":"ok","reason_code":"x","message":"m"}`) },
 	"never-reads":         func() { result("ok", "did not read") },
 	"stderr-first":        func() { os.Stderr.Write(make([]byte, 1<<20)); io.Copy(io.Discard, os.Stdin); result("ok", "read") },
 	"stdout-flood":        flood(os.Stdout, `{"type":"progress","message":"flooding the runner with events","percent":50}`+"\n"),

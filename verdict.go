@@ -30,6 +30,7 @@ func (at *attempt) judge(out *output) {
 		at.protocolError(sum.Problems[0], out)
 	case sum.Result != nil:
 		at.takeResult(sum.Result, sum.ResultLine)
+		at.explainResult(sum.Result, sum.ResultLine, out)
 		at.checkEventArtifacts(out.artifacts)
 		at.noteStop(out.stop)
 	case out.stop == stopCancelled:

@@ -75,3 +75,24 @@ func dirExists(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
 }
+
+// TestInteractiveWithoutAnswer: an interactive step that needs an answer
+// and gets none fails IA-001 with a hint to give one with --answer and
+// what its terminal showed last (issue 16 item 10).
+func TestInteractiveWithoutAnswer(t *testing.T) {
+	t.Parallel()
+	rep := steptest.Conform(&lenient{T: t}, []string{filepath.Join("testdata", "interactive", "ask-strict.sh")}, quick(t))
+	for _, o := range rep.Outcomes {
+		if o.ID != "IA-001" {
+			continue
+		}
+		for _, want := range []string{"--answer TEXT", `The terminal's last lines: "Whom shall I greet?" | "no name given"`} {
+			if o.Status != conform.Fail || !strings.Contains(o.Message, want) {
+				t.Errorf("IA-001 %s: %s; want fail, and %q", o.Status, o.Message, want)
+			}
+		}
+	}
+	if got := steptest.Statuses(rep, "IA-001"); len(got) != 1 {
+		t.Errorf("IA-001 reported %d times; want once", len(got))
+	}
+}

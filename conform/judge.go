@@ -35,6 +35,7 @@ func (b *battery) judge(mode string, info *handshake.Info, runs map[string]*atte
 	b.checkOutside(mode, runs)
 	b.checkStreaming(main)
 	b.checkSame(mode, "AT-013", main, runs[runAgain], "on a second run", "make the verdict depend on the request only")
+	b.checkUnknownFields(main)
 }
 
 // resultLine is the main attempt's result, as written in result.json.
@@ -332,7 +333,7 @@ func (b *battery) interactiveCheck(ctx context.Context, info *handshake.Info) {
 		if !strings.Contains(msg, "KUSAW_RESULT") {
 			msg += "; write the result to the file KUSAW_RESULT names"
 		}
-		b.report("IA-001", "", Fail, "no valid result (%s/%s): %s", rec.Status, rec.ReasonCode, msg)
+		b.report("IA-001", "", Fail, "no valid result (%s/%s): %s%s", rec.Status, rec.ReasonCode, msg, answerHint(b.opts.Answers, rec))
 	case len(r.leftover) > 0:
 		b.report("IA-001", "", Fail, "processes %v outlived the attempt; wait for every process you start", r.leftover)
 	default:

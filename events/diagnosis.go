@@ -141,6 +141,9 @@ func explain(line []byte, rules *ruleSet) (cause, hint string, err error) {
 	doc, err := protocol.Parse(line)
 	if err != nil {
 		cause, hint = syntaxCause(err)
+		if hint == hintNotJSON && LooksLikePythonRepr(line) {
+			hint = HintPythonRepr
+		}
 		return cause, hint, err
 	}
 	obj, ok := doc.(map[string]any)
@@ -171,7 +174,7 @@ func explainType(obj map[string]any, rules *ruleSet) (cause, hint string, err er
 
 // explainSchema explains why obj breaks the schema of its event type.
 func explainSchema(spec *eventSpec, obj map[string]any) (cause, hint string, err error) {
-	hint = fmt.Sprintf(hintSchema, spec.name)
+	hint = fmt.Sprintf(hintSchema, spec.name) + meantFields(spec.name, obj)
 	// The validator panics on a number big.Rat does not parse when it
 	// compares it with a bound (github.com/santhosh-tekuri/jsonschema/v6
 	// v6.0.3): name it before calling the validator.

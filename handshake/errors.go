@@ -83,7 +83,7 @@ func reasonFor(err error) string {
 // Hints: what to do, for the failures that share one.
 const (
 	hintLine    = "when KUSAW_HANDSHAKE=1, print exactly one JSON line on stdout and exit 0; logs go to stderr"
-	hintTimeout = "when KUSAW_HANDSHAKE=1, print the handshake line and exit at once, before any other work, or allow the handshake more time"
+	hintTimeout = "when KUSAW_HANDSHAKE=1, print the handshake line and exit at once, before any other work; or allow the handshake more time with --handshake-timeout (kusaw-step handshake: --timeout)"
 	hintSchema  = "fix the fields listed; the Handshake table of the step protocol v2 describes them all"
 	hintOutputs = "make outputs_schema a JSON Schema that compiles: an object inline, or the path of a JSON file relative to the step's folder"
 )

@@ -309,6 +309,9 @@ func TestRunTimeout(t *testing.T) {
 		t.Errorf("Run() took %v with a timeout of 300ms", d)
 	}
 	wantError(t, err, handshake.ErrFailed, protocol.ReasonHandshakeFailed, "timeout: the step printed no line within 300ms and was killed")
+	if !strings.Contains(err.Error(), "--handshake-timeout") {
+		t.Errorf("Error() =\n%s\nwant it to name --handshake-timeout (issue 16 item 10)", err)
+	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Run() error matches context.DeadlineExceeded; a handshake timeout is the step's failure, not the caller's")
 	}

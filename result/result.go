@@ -159,6 +159,7 @@ func Check(raw []byte, opts Options) *Verdict {
 	c.checkRetryAfter()
 	c.checkResetsAt()
 	c.checkProvenance()
+	c.checkUnknownFields()
 	c.decide()
 	c.v.Line = raw
 	if c.replaced {

@@ -15,6 +15,7 @@ package steptest
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -36,6 +37,10 @@ type Options struct {
 	Config  string        // the step's config, a JSON object; "" means {}
 	Timeout time.Duration // limits.time_left_ms; 0 means a minute
 	Env     []string      // the base environment; nil means the test's own
+	// HandshakeTimeout bounds the handshake; 0 means 10 s. An interpreted
+	// step (behind a version manager's shim, on a loaded machine) may need
+	// more.
+	HandshakeTimeout time.Duration
 }
 
 // Attempt is a finished attempt of a step binary.
@@ -83,7 +88,7 @@ func Run(t testing.TB, argv []string, opts Options) *Attempt {
 	req, artifacts := NewRequest(t, opts)
 	a := &Attempt{Request: req, Dir: t.TempDir(), ArtifactsDir: artifacts}
 	rec, err := step.Run(context.Background(), step.Attempt{
-		Command: absolute(argv), Request: req, OutDir: a.Dir, Env: opts.Env,
+		Command: absolute(argv), Request: req, OutDir: a.Dir, Env: opts.Env, HandshakeTimeout: opts.HandshakeTimeout,
 		Observer: step.Observer{Event: func(ev protocol.Event) { a.Events = append(a.Events, ev) }},
 	})
 	if err != nil {
@@ -147,16 +152,23 @@ func subreaper(t testing.TB) {
 	}
 }
 
-// Build builds the Go main package pkg (an import path or a folder) into
-// t.TempDir() and returns the binary's path.
+// Build builds the Go main package pkg (an import path, or a folder such as
+// "." or "./cmd/my-step") into t.TempDir() and returns the binary's path.
+// The binary is named as go build names it: for the package's import path.
 func Build(t testing.TB, pkg string) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), filepath.Base(pkg))
-	cmd := exec.Command("go", "build", "-o", bin, pkg)
+	dir := t.TempDir()
+	// An -o that ends in a separator is a folder go build puts the binary
+	// in, under the name it would give it.
+	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), pkg)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("steptest: go build %s: %v\n%s", pkg, err, out)
 	}
-	return bin
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 || !entries[0].Type().IsRegular() {
+		t.Fatalf("steptest: go build %s made %v (%v); want one binary: is it a main package?", pkg, entries, err)
+	}
+	return filepath.Join(dir, entries[0].Name())
 }
 
 // Statuses returns the statuses of the report's outcomes for check id, in

@@ -73,3 +73,16 @@ type recorder struct {
 }
 
 func (r *recorder) Errorf(string, ...any) { r.failed = true }
+
+// TestBuildDot proves issue 16 item 12: Build(t, ".") returns the binary,
+// not the folder it is in.
+func TestBuildDot(t *testing.T) {
+	t.Chdir("../examples/steps/hello")
+	bin := steptest.Build(t, ".")
+	fi, err := os.Stat(bin)
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o100 == 0 || filepath.Base(bin) != "hello" {
+		t.Fatalf("Build(t, \".\") = %s (%v, %v); want an executable file named hello", bin, fi, err)
+	}
+	a := steptest.Run(t, []string{bin}, steptest.Options{Config: `{"name":"dot"}`})
+	a.Want(t, "ok", "greeted")
+}

@@ -83,7 +83,7 @@ func (cf *conformFlags) options(argv []string) (conform.Options, error) {
 	}
 	cfg, err := configFlag(cf.config)
 	if err != nil {
-		return cf.o, usageErrorf("%v", err)
+		return cf.o, asUsage(err)
 	}
 	o := cf.o
 	o.Command, o.Modes, o.Config, o.Answers = argv, cf.modes, cfg, cf.answers
@@ -118,7 +118,7 @@ func configFlag(v string) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--config: %v", err)
 		}
-		return data, nil
+		return data, jsonFlag("--config "+v, data)
 	}
-	return []byte(v), nil
+	return []byte(v), jsonFlag("--config", []byte(v))
 }

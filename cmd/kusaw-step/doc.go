@@ -12,6 +12,9 @@
 //	kusaw-step validate KIND FILE|-             validate a document
 //	kusaw-step schema KIND | --doc              print an embedded schema, or the whole reference
 //	kusaw-step note OUT_DIR TEXT                send a steer note to an attempt
+//	kusaw-step version                          print the version and the protocol versions spoken
+//	kusaw-step completion bash|zsh|fish         print a shell completion script
+//	kusaw-step help [COMMAND]                   print this, or a command's help (also COMMAND --help)
 //
 // run hands the step a request (--request FILE, or one synthesized from
 // --mode, --config JSON|@FILE, --worktree, --artifacts and --timeout), reads
@@ -53,7 +56,8 @@
 //
 // Exit status: 0 when the verdict is ok (or the document is valid), 1 for
 // any other verdict (or an invalid document), 2 for a usage error, 3 when
-// the runner itself failed.
+// the runner itself failed, and 130 when Ctrl-C (SIGINT) cancelled it
+// (143 for SIGTERM), as shells expect.
 package main
 
 import _ "embed"

@@ -33,7 +33,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"validate"}, exitUsage, "usage: kusaw-step validate KIND FILE|-"},
 		{[]string{"validate", "nope", "-"}, exitUsage, `unknown document kind "nope"`},
 		{[]string{"validate", "result", "/no/such/file"}, exitUsage, "no such file"},
-		{[]string{"validate", "-x"}, exitUsage, "flag provided but not defined"},
+		{[]string{"validate", "-x"}, exitUsage, "unknown flag --x; see kusaw-step validate --help"},
 		{[]string{"schema"}, exitUsage, "usage: kusaw-step schema --doc | kusaw-step schema KIND"},
 		{[]string{"schema", "outputs:nope"}, exitUsage, `unknown document kind "outputs:nope"`},
 	}

@@ -47,7 +47,7 @@ func (rf *requestFlags) build(outDir, stepName string) ([]byte, error) {
 	}
 	opts, err := rf.options(outDir, stepName)
 	if err != nil {
-		return nil, usageErrorf("%v", err)
+		return nil, asUsage(err)
 	}
 	req, err := request.Synthesize(opts)
 	if err != nil {
@@ -90,9 +90,9 @@ func (rf *requestFlags) configBytes() ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--config: %v", err)
 		}
-		return data, nil
+		return data, jsonFlag("--config "+rf.config, data)
 	}
-	return []byte(rf.config), nil
+	return []byte(rf.config), jsonFlag("--config", []byte(rf.config))
 }
 
 // jsonArg returns the value of a flag that takes JSON or @FILE.

@@ -70,7 +70,8 @@ func TestRunOK(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d; stdout %s stderr %s", code, stdout, stderr)
 	}
-	for _, want := range []string{"fake-ok 0.1.0 — a fake", "warming up", "verdict  ok (done)", "message  all good", `outputs  {"n":1}`, "logs     " + out} {
+	for _, want := range []string{"fake-ok 0.1.0 — a fake", "warming up", "verdict  ok (done)", "message  all good", `outputs  {"n":1}`, "logs     " + out,
+		"usage    12 tokens (10 in, 2 out) · $0.0100\n", " · exit status 0\n", "\nduration "} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
@@ -128,7 +129,7 @@ func TestRunUsageErrors(t *testing.T) {
 
 // TestSIGINT runs kusaw-step as its own process, interrupts it while the
 // step runs, and checks that the step's group is stopped and the record
-// says cancelled.
+// says cancelled; it exits 130.
 func TestSIGINT(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "attempt")
 	cmd := exec.Command(os.Args[0], "run", "--grace", "2s", "--out", out, os.Args[0])
@@ -145,8 +146,8 @@ func TestSIGINT(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGINT)
 	err := cmd.Wait()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != exitFailed {
-		t.Fatalf("kusaw-step after SIGINT: %v; want exit 1\n%s", err, stdout.String())
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("kusaw-step after SIGINT: %v; want exit 130, as shells have it (issue 16 item 4)\n%s", err, stdout.String())
 	}
 	data, _ := os.ReadFile(filepath.Join(out, "attempt.json"))
 	if !bytes.Contains(data, []byte(`"reason_code":"cancelled"`)) || !bytes.Contains(data, []byte(`"status":"killed"`)) {

@@ -32,6 +32,9 @@ func (sf *sandboxFlags) register(fs *flag.FlagSet) {
 // options returns the sandbox options of the attempt: a secret named but
 // not to be found is a usage error.
 func (sf *sandboxFlags) options() (*sandbox.Options, error) {
+	if err := sandboxMode(sf.mode); err != nil {
+		return nil, err
+	}
 	var file io.Reader
 	if sf.secretsFile != "" {
 		f, err := os.Open(sf.secretsFile)

@@ -11,9 +11,6 @@ import (
 func cmdSchema(_ context.Context, env *cmdEnv, args []string) error {
 	fs := newFlags("schema", env)
 	doc := fs.Bool("doc", false, "print the whole reference: every field table, rendered from the schemas")
-	fs.Usage = func() {
-		env.stderr.Write([]byte("usage: kusaw-step schema --doc | kusaw-step schema KIND\nkinds: " + strings.Join(schemas.Kinds(), ", ") + "\n"))
-	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -28,6 +25,5 @@ func cmdSchema(_ context.Context, env *cmdEnv, args []string) error {
 		_, err = env.stdout.Write(src)
 		return err
 	}
-	fs.Usage()
-	return &exitError{code: exitUsage, err: errSilent}
+	return usageErrorf("usage: kusaw-step schema --doc | kusaw-step schema KIND\nkinds: %s", strings.Join(schemas.Kinds(), ", "))
 }

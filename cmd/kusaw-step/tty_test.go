@@ -137,8 +137,9 @@ func TestRawModeRestored(t *testing.T) {
 			}
 			err := waitExit(t, cmd)
 			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != exitFailed {
-				t.Errorf("kusaw-step: %v; want exit 1\n%q", err, c.String())
+			wantCode := map[string]int{"kill the step": exitFailed, "SIGINT": 130}[end]
+			if !errors.As(err, &ee) || ee.ExitCode() != wantCode {
+				t.Errorf("kusaw-step: %v; want exit %d\n%q", err, wantCode, c.String())
 			}
 			if after := c.state(t); !reflect.DeepEqual(after, before) {
 				t.Errorf("the console's mode after the session differs from before:\n%+v\n%+v", after, before)
@@ -176,10 +177,14 @@ func TestRunInteractivePiped(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
-	for _, want := range []string{"answer the prompt to finish", "name? ", "hello Ada", "verdict  ok (done)", "greeted Ada"} {
+	for _, want := range []string{"answer the prompt to finish", "name? ", "hello Ada", "verdict  ok (done)", "greeted Ada",
+		"logs     " + out + " (terminal.log "} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
+	}
+	if strings.Contains(stdout, "stdout.jsonl") {
+		t.Errorf("the verdict of an interactive step names stdout.jsonl, which its terminal took (issue 16 item 7):\n%s", stdout)
 	}
 	if log, err := os.ReadFile(filepath.Join(out, "terminal.log")); err != nil || !bytes.Contains(log, []byte("hello Ada")) {
 		t.Errorf("terminal.log = %q, %v", log, err)

@@ -9,21 +9,18 @@ import (
 	"strings"
 
 	"kusaw.dev/step/protocol"
+	"kusaw.dev/step/result"
 	"kusaw.dev/step/schemas"
 )
 
 // cmdValidate checks one document: strict JSON first, then its schema.
 func cmdValidate(_ context.Context, env *cmdEnv, args []string) error {
 	fs := newFlags("validate", env)
-	fs.Usage = func() {
-		fmt.Fprintf(env.stderr, "usage: kusaw-step validate KIND FILE|-\nkinds: handshake, request, event, result, outputs:NAME (%s)\n", strings.Join(schemas.Outputs, ", "))
-	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 2 {
-		fs.Usage()
-		return &exitError{code: exitUsage, err: errSilent}
+		return usageErrorf("usage: kusaw-step validate KIND FILE|-\nkinds: handshake, request, event, result, outputs:NAME (%s)", strings.Join(schemas.Outputs, ", "))
 	}
 	kind, name := fs.Arg(0), fs.Arg(1)
 	if _, err := schemas.Source(kind); err != nil {
@@ -40,7 +37,25 @@ func cmdValidate(_ context.Context, env *cmdEnv, args []string) error {
 	if len(problems) > 0 {
 		return failed(errSilent)
 	}
+	for _, w := range unknownFields(kind, data) {
+		fmt.Fprintf(env.stdout, "warning: %s: %s\n", w.Code, w.Message)
+	}
 	return nil
+}
+
+// unknownFields warns of the members of a valid document its schema does
+// not define: accepted, but most often misspelt.
+func unknownFields(kind string, data []byte) []protocol.Warning {
+	doc, err := protocol.Parse(data)
+	if err != nil {
+		return nil
+	}
+	if kind == "event" {
+		m, _ := doc.(map[string]any)
+		t, _ := m["type"].(string)
+		kind = "event:" + t
+	}
+	return result.UnknownFieldWarnings(kind, doc)
 }
 
 // check returns one line per problem, "JSON-pointer: message".

@@ -161,30 +161,11 @@ func (v *view) lineLocked(s string) {
 	fmt.Fprint(v.w, s+v.eol())
 }
 
-// verdict prints the verdict block.
+// verdict prints the verdict block (verdict_block.go) below the live
+// lines.
 func (v *view) verdict(rec *step.Record, dir string) {
-	w := v.w
-	fmt.Fprintf(w, "\n%-9s%s (%s)\n", "verdict", rec.Status, rec.ReasonCode)
-	if rec.Message != "" {
-		fmt.Fprintf(w, "%-9s%s\n", "message", rec.Message)
-	}
-	if len(rec.Outputs) > 0 {
-		fmt.Fprintf(w, "%-9s%s\n", "outputs", cut(string(rec.Outputs), 200))
-	}
-	for _, a := range rec.Artifacts {
-		fmt.Fprintf(w, "%-9s%s (%s)\n", "artifact", a.Path, a.Kind)
-	}
-	for _, wn := range rec.Warnings {
-		fmt.Fprintf(w, "%-9s%s: %s\n", "warning", wn.Code, wn.Message)
-	}
-	fmt.Fprintf(w, "%-9s%s (%s)\n", "logs", dir, logSizes(rec))
-	if rec.Diagnosis != "" {
-		fmt.Fprintf(w, "\n%s\n", rec.Diagnosis)
-	}
-}
-
-func logSizes(rec *step.Record) string {
-	return fmt.Sprintf("stdout.jsonl %s, stderr.log %s", size(rec.Logs.Stdout.Bytes), size(rec.Logs.Stderr.Bytes))
+	fmt.Fprintln(v.w)
+	writeVerdict(v.w, rec, dir)
 }
 
 func size(n int64) string {
