@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,7 +33,7 @@ type world struct {
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	w := &world{t: t, root: t.TempDir(), env: map[string]string{}}
+	w := &world{t: t, root: gitWorktree(t), env: map[string]string{}}
 	c, err := schemacheck.Open(schemacheck.DefaultDir())
 	switch {
 	case errors.Is(err, schemacheck.ErrNoSchemas):
@@ -42,6 +44,26 @@ func newWorld(t *testing.T) *world {
 	w.checker = c
 	w.goalFile = w.private("goal.txt", "Add a greeting.")
 	return w
+}
+
+// write writes a file into the worktree, as an agent's edit.
+func (w *world) write(name, text string) {
+	w.t.Helper()
+	if err := os.WriteFile(filepath.Join(w.root, name), []byte(text), 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// gitWorktree is a new Git worktree with one commit, as the CLI needs.
+func gitWorktree(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "start"}} {
+		if out, err := exec.Command("git", append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return root
 }
 
 // private writes a 0600 file in a temp folder.
@@ -70,6 +92,8 @@ func (w *world) call(args ...string) simRun {
 func (w *world) valid(args []string, body []byte) {
 	def := "protocolState"
 	switch {
+	case args[0] == "status" && !slices.Contains(args, "--json"):
+		return // text for a person
 	case args[0] == "status":
 		def = "runStatus"
 	case len(args) > 1 && args[1] == "material":
