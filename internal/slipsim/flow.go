@@ -48,7 +48,8 @@ func (r *run) issue(kind, brief string, grant any) {
 }
 
 // context is the bounded projection an Action carries: the answers, the
-// last Outcome's summary and the earlier ones.
+// last Outcome's summary and the earlier ones; a pause's Outcome and a
+// voided Action's are not among them.
 func (r *run) context() string {
 	var b strings.Builder
 	b.WriteString("Decisions:\n")
@@ -61,7 +62,7 @@ func (r *run) context() string {
 	var reports []string
 	for _, rec := range r.Records {
 		var o outcomeBody
-		if rec.Outcome != nil && json.Unmarshal(rec.Outcome, &o) == nil {
+		if rec.Outcome != nil && !rec.Voided && json.Unmarshal(rec.Outcome, &o) == nil && o.Status != "needs_input" {
 			reports = append(reports, fmt.Sprintf("- %s action %s: %s\n", rec.Action.Kind, rec.Action.ActionID, o.Summary))
 		}
 	}
