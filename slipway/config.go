@@ -28,6 +28,10 @@ type Config struct {
 	SourceFile string `json:"source_file"`
 	// Goal is the goal when the request has no task spec.
 	Goal string `json:"goal"`
+	// ResumeStopped takes over a Run a person stopped (`slipway stop`)
+	// when the request resumes it. A stopped Run is never resumed without
+	// it: the person stopped it for a reason.
+	ResumeStopped bool `json:"resume_stopped"`
 }
 
 // ErrConfig is wrapped by every error [ParseConfig] returns.
