@@ -60,6 +60,7 @@ func hiddenWhy(path string, env []string) string {
 	if lookupEnv(env, "KUSAW_SANDBOX") == "" {
 		return ""
 	}
+	path, _ = filepath.Abs(path)
 	for _, dir := range []string{"/tmp", "/run", "/var/tmp"} {
 		if path == dir || strings.HasPrefix(path, dir+"/") {
 			return fmt.Sprintf(" (%s is private inside the sandbox; the runner makes config paths visible read-only, so check that the file exists on the host, or move it out of %s)", dir, dir)

@@ -49,7 +49,7 @@ func (h *host) start(ctx context.Context, goal string) (*State, error) {
 	if h.cfg.SourceFile != "" {
 		src, err := os.ReadFile(h.cfg.SourceFile)
 		if err != nil {
-			return nil, fmt.Errorf("%w: source_file: %v", ErrConfig, err)
+			return nil, fmt.Errorf("%w: source_file: %v%s", ErrConfig, err, hiddenWhy(h.cfg.SourceFile, h.cli.Env))
 		}
 		srcFile, err := h.private("source-*.json", src)
 		if err != nil {
