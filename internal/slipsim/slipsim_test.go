@@ -29,6 +29,7 @@ type world struct {
 	env      map[string]string
 	checker  *schemacheck.Checker
 	goalFile string
+	bin      string // a real Slipway CLI to run instead of the simulator
 }
 
 func newWorld(t *testing.T) *world {
@@ -77,7 +78,20 @@ func (w *world) private(name, text string) string {
 
 func (w *world) call(args ...string) simRun {
 	var out, errb bytes.Buffer
-	code := slipsim.Main(args, strings.NewReader(""), &out, &errb, func(k string) string { return w.env[k] })
+	var code int
+	if w.bin != "" {
+		cmd := exec.Command(w.bin, args...)
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			w.t.Fatalf("%s: %v", w.bin, err)
+		}
+	} else {
+		code = slipsim.Main(args, strings.NewReader(""), &out, &errb, func(k string) string { return w.env[k] })
+	}
 	r := simRun{exit: code, stdout: out.Bytes(), stderr: errb.Bytes()}
 	switch code {
 	case 0:
