@@ -34,7 +34,8 @@ type dirs struct {
 }
 
 // newDirs makes the folders of a run named name, and a file in the
-// worktree for the step to find.
+// worktree for the step to find; the worktree is a Git checkout with one
+// commit, as a factory's is.
 func (b *battery) newDirs(name string) (*dirs, error) {
 	root := filepath.Join(b.scratch, name)
 	d := &dirs{
@@ -46,7 +47,10 @@ func (b *battery) newDirs(name string) (*dirs, error) {
 			return nil, err
 		}
 	}
-	return d, os.WriteFile(filepath.Join(d.worktree, "README.md"), []byte("A worktree of kusaw-step conform.\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(d.worktree, "README.md"), []byte("A worktree of kusaw-step conform.\n"), 0o644); err != nil {
+		return nil, err
+	}
+	return d, gitCheckout(d.worktree)
 }
 
 // env is the base environment of a run: the battery's own, with HOME and

@@ -126,6 +126,9 @@ func (s *Sandbox) sandboxArgs(cmd *exec.Cmd, p *Policy, bwrap, prog string) ([]s
 		}
 	}
 	args = append(args, visible(prog, p.Writable)...)
+	for _, path := range p.Readable {
+		args = append(args, visible(path, p.Writable)...)
+	}
 	if cmd.Dir != "" {
 		args = append(append(args, visible(cmd.Dir, p.Writable)...), "--chdir", cmd.Dir)
 	}

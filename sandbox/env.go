@@ -142,7 +142,7 @@ func (p *Policy) readable(path string) string {
 	if _, err := os.Stat(path); err != nil {
 		return "does not exist"
 	}
-	if p.Backend == BackendBwrap && hidden(path) && !p.inWritable(path) {
+	if p.Backend == BackendBwrap && hidden(path) && !p.inWritable(path) && !slices.Contains(p.Readable, path) {
 		return "hidden by the sandbox's private temp folders"
 	}
 	return ""

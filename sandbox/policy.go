@@ -53,6 +53,10 @@ type Flags struct {
 	AllowHosts []string
 	// Writable (--writable) are host folders the step may also write.
 	Writable []string
+	// Readable are host files the operator's config names for the step
+	// (the slipway kind's binary, agent and source file): made visible,
+	// read-only, where the sandbox would hide them (a private /tmp).
+	Readable []string
 }
 
 // Policy is what an attempt's sandbox allows. Build it with [NewPolicy];
@@ -72,6 +76,9 @@ type Policy struct {
 	// worktrees, the artifacts dir, sandbox.tmp, sandbox.writable and the
 	// --writable flags.
 	Writable []string
+	// Readable are absolute host paths shown read-only inside the
+	// sandbox even where it masks their folder (see [Flags.Readable]).
+	Readable []string
 	// EgressLog is the JSONL file the proxy logs every request to, in the
 	// attempt folder; "" discards the log.
 	EgressLog string
@@ -112,6 +119,7 @@ func NewPolicy(req *protocol.Request, f Flags) (*Policy, error) {
 		return p, nil
 	}
 	p.Writable = writable(req, f)
+	p.Readable = f.Readable
 	if sb != nil && sb.Network == NetworkAllowlist || len(f.AllowHosts) > 0 {
 		p.Network = NetworkAllowlist
 	}

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"kusaw.dev/step/protocol"
@@ -89,12 +90,37 @@ func (a *agent) ask(ctx context.Context, envelope []byte) ([]byte, *protocol.Usa
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
 		}
+		if sig, ok := stoppedBy(err); ok {
+			// The runner stops the whole process group: the agent may
+			// see SIGTERM before this step does. It is an interruption,
+			// not an agent failure.
+			return nil, nil, fmt.Errorf("%w: the agent was stopped by %v", context.Canceled, sig)
+		}
 		return nil, nil, fmt.Errorf("%w: %s: %v: %s", ErrAgent, a.argv[0], err, tail(stderr.buf.Bytes()))
 	}
 	if a.provider != "" {
 		return providerOutcome(stdout.buf.Bytes())
 	}
 	return stdout.buf.Bytes(), readUsage(usageFile), nil
+}
+
+// stoppedBy reports the signal that ended a process, when it was
+// SIGINT or SIGTERM: a stop, not a crash.
+func stoppedBy(err error) (os.Signal, bool) {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return nil, false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() || (ws.Signal() != syscall.SIGINT && ws.Signal() != syscall.SIGTERM) {
+		return nil, false
+	}
+	return ws.Signal(), true
+}
+
+func isStop(err error) bool {
+	_, ok := stoppedBy(err)
+	return ok
 }
 
 // readUsage reads a config.agent's usage file, if it wrote a valid one.

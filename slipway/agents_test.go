@@ -6,8 +6,8 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
-	"kusaw.dev/step/internal/slipsim"
 	"kusaw.dev/step/slipway"
 )
 
@@ -19,6 +19,8 @@ var fakeAgents = map[string]func(env *slipway.Envelope, a *slipway.Action, o *sl
 	"destructive": destructive,
 	"illegal":     illegal,
 	"issue":       issue,
+	"environment": environment,
+	"hang":        hang,
 	"crash": func(*slipway.Envelope, *slipway.Action, *slipway.Outcome) error {
 		return fmt.Errorf("the model is unreachable")
 	},
@@ -56,20 +58,23 @@ func fakeAgent(name string) int {
 	return 0
 }
 
-// plainOutcome is a legal Outcome that walks orient → clarify → implement
-// → (review) → summarize, and straight to summarize after a resume.
+// plainOutcome is a legal Outcome that walks orient → clarify →
+// implement (which writes greet.go, so the CLI sees a change and asks for
+// Review) → review → summarize; an Orient after earlier outcomes (a
+// resumed or answered Run) suggests nothing, so the CLI picks what is
+// due: Review of the change, then Summarize.
 func plainOutcome(a *slipway.Action) *slipway.Outcome {
 	o := &slipway.Outcome{ContractVersion: 2, ActionID: a.ActionID, ActionKind: a.Kind, Status: "completed",
 		Summary: "did " + a.Kind, Observations: []string{}, KnownIssues: []string{}, SuggestedActions: []slipway.Suggestion{}}
 	switch a.Kind {
 	case slipway.KindOrient:
-		o.SuggestedActions = []slipway.Suggestion{{Kind: "clarify", Brief: "settle the wording"}}
-		if strings.Contains(a.Brief, "resumed") {
-			o.SuggestedActions[0] = slipway.Suggestion{Kind: "summarize", Brief: "wrap up"}
+		if firstOrient(a) {
+			o.SuggestedActions = []slipway.Suggestion{{Kind: "clarify", Brief: "settle the wording"}}
 		}
 	case slipway.KindClarify:
 		o.SuggestedActions = []slipway.Suggestion{{Kind: "implement", Brief: "write it"}}
 	case slipway.KindImplement:
+		writeGreeting()
 		o.Implementation = &slipway.Implementation{Result: "applied", FilesChanged: []string{"greet.go"},
 			Activities:    []slipway.Activity{{Kind: "test", Command: "go test ./...", ExitCode: 0, Summary: "ok"}},
 			Uncertainties: []string{}, Attempts: 1}
@@ -82,9 +87,27 @@ func plainOutcome(a *slipway.Action) *slipway.Outcome {
 	return o
 }
 
-// decision pauses the first Clarify for a person's decision.
+// writeGreeting is the Implement's edit, in the worktree (its working
+// directory) and only in a Git worktree: never in a source folder.
+func writeGreeting() {
+	if _, err := os.Stat(".git"); err != nil {
+		return
+	}
+	if err := os.WriteFile("greet.go", []byte("package greet\n\nconst Hello = \"helo\"\n"), 0o644); err != nil {
+		panic(err)
+	}
+}
+
+// firstOrient reports whether a is the Run's first Orient: nothing was
+// reported or decided before it.
+func firstOrient(a *slipway.Action) bool {
+	return strings.Contains(a.Context, "Recent outcome:\n(none)") && strings.Contains(a.Context, "Decisions:\n(none)")
+}
+
+// decision pauses the first Orient for a person's decision; once the
+// answer is in the Action's context it carries on.
 func decision(_ *slipway.Envelope, a *slipway.Action, o *slipway.Outcome) error {
-	if a.Kind == slipway.KindClarify && !strings.HasPrefix(a.Context, "Answer: ") {
+	if a.Kind == slipway.KindOrient && !strings.Contains(a.Context, "English") && firstOrient(a) {
 		o.Status, o.SuggestedActions = "needs_input", []slipway.Suggestion{}
 		o.Pause = &slipway.Pause{Reason: slipway.PauseDecision, Question: "English or French?"}
 	}
@@ -96,9 +119,35 @@ func destructive(_ *slipway.Envelope, a *slipway.Action, o *slipway.Outcome) err
 	if a.Kind == slipway.KindImplement && a.DestructiveAuthorization == nil {
 		req := &slipway.DestructiveRequest{RequestID: "6f1c2d3e-4a5b-4c6d-8e7f-8091a2b3c4d5",
 			Targets: []slipway.Target{{Kind: "path", Value: "legacy/"}}, Impact: "deletes legacy/"}
-		req.ScopeSHA256 = slipsim.ScopeDigest(req.RequestID, req.Targets, req.Impact)
+		req.ScopeSHA256 = slipway.ScopeSHA256(req)
 		o.Status, o.Implementation = "needs_input", nil
 		o.Pause = &slipway.Pause{Reason: slipway.PauseDestructive, Question: "May I delete legacy/?", DestructiveRequest: req}
+	}
+	return nil
+}
+
+// environment pauses the first Orient while the environment is not
+// ready (SLIPWAY_TEST_HANG_UNTIL names a file that does not exist).
+func environment(_ *slipway.Envelope, a *slipway.Action, o *slipway.Outcome) error {
+	_, err := os.Stat(os.Getenv("SLIPWAY_TEST_HANG_UNTIL"))
+	if a.Kind == slipway.KindOrient && firstOrient(a) && err != nil {
+		o.Status, o.SuggestedActions = "needs_input", []slipway.Suggestion{}
+		o.Pause = &slipway.Pause{Reason: slipway.PauseEnvironment, Question: "Docker is not running; start it?"}
+	}
+	return nil
+}
+
+// hang does not answer an Implement (until the runner stops it) while
+// SLIPWAY_TEST_HANG_UNTIL names a file that does not exist; every other
+// Action, and every Action once the file exists, is answered as happy
+// does.
+func hang(_ *slipway.Envelope, a *slipway.Action, _ *slipway.Outcome) error {
+	until := os.Getenv("SLIPWAY_TEST_HANG_UNTIL")
+	if a.Kind != slipway.KindImplement || until == "" {
+		return nil
+	}
+	if _, err := os.Stat(until); err != nil {
+		time.Sleep(time.Hour)
 	}
 	return nil
 }

@@ -61,6 +61,9 @@ func (c *cli) call(ctx context.Context, argv []string) (*reply, error) {
 	switch {
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
+	case err != nil && isStop(err):
+		// The runner stops the process group; the CLI saw it first.
+		return nil, fmt.Errorf("%w: %s was stopped by a signal", context.Canceled, c.Bin)
 	case errors.As(err, &ee):
 		r.exit = ee.ExitCode()
 	case err != nil:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -28,6 +29,10 @@ type Config struct {
 	SourceFile string `json:"source_file"`
 	// Goal is the goal when the request has no task spec.
 	Goal string `json:"goal"`
+	// ResumeStopped takes over a Run a person stopped (`slipway stop`)
+	// when the request resumes it. A stopped Run is never resumed without
+	// it: the person stopped it for a reason.
+	ResumeStopped bool `json:"resume_stopped"`
 }
 
 // ErrConfig is wrapped by every error [ParseConfig] returns.
@@ -82,4 +87,35 @@ func lookupEnv(env []string, key string) string {
 		}
 	}
 	return val
+}
+
+// OperatorPaths are the files config names that are the operator's, not
+// the step's: the slipway binary and the agent's program when they are
+// paths, and source_file; each as given (made absolute) and, for a
+// symlink, also its target. A runner that sandboxes the step makes them
+// visible read-only inside the sandbox.
+func (c *Config) OperatorPaths() []string {
+	var out []string
+	add := func(path string) {
+		if path == "" {
+			return
+		}
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return
+		}
+		out = append(out, abs)
+		if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+			out = append(out, real)
+		}
+	}
+	isPath := func(name string) bool { return strings.ContainsRune(name, filepath.Separator) }
+	if isPath(c.Slipway) {
+		add(c.Slipway)
+	}
+	if len(c.Agent) > 0 && isPath(c.Agent[0]) {
+		add(c.Agent[0])
+	}
+	add(c.SourceFile)
+	return out
 }

@@ -15,6 +15,20 @@ import (
 // the simulator with an agent that completes every Action: the step
 // kind must pass every MUST check, like any other step.
 func TestConform(t *testing.T) {
+	runConform(t, simBin)
+}
+
+// TestConformRealCLI runs the battery with the real Slipway CLI: the
+// scratch worktree is a Git checkout with one commit, as a factory's is,
+// so the real CLI takes it (issue 12, item 4).
+func TestConformRealCLI(t *testing.T) {
+	if realCLI == "" {
+		t.Skip(skipRealCLI)
+	}
+	runConform(t, realCLI)
+}
+
+func runConform(t *testing.T, bin string) {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -23,7 +37,7 @@ func TestConform(t *testing.T) {
 	t.Setenv("SLIPSIM_ARGV_LOG", "")
 	t.Setenv("GORACE", "atexit_sleep_ms=0")
 	cfg, _ := json.Marshal(map[string]any{
-		"slipway": simBin, "agent": []string{exe, "fake-agent", "happy"}, "goal": "Add a greeting.",
+		"slipway": bin, "agent": []string{exe, "fake-agent", "happy"}, "goal": "Add a greeting.",
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

@@ -30,6 +30,7 @@ type host struct {
 	pause     *Pause // the last pause the agent submitted
 	summary   string // the last summarize Outcome's summary
 	usage     protocol.Usage
+	last      *State // the last state the CLI reported, for an interrupted attempt's recovery
 }
 
 // start begins a new Run: the goal (and the source envelope, when there is
@@ -48,7 +49,7 @@ func (h *host) start(ctx context.Context, goal string) (*State, error) {
 	if h.cfg.SourceFile != "" {
 		src, err := os.ReadFile(h.cfg.SourceFile)
 		if err != nil {
-			return nil, fmt.Errorf("%w: source_file: %v", ErrConfig, err)
+			return nil, fmt.Errorf("%w: source_file: %v%s", ErrConfig, err, hiddenWhy(h.cfg.SourceFile, h.cli.Env))
 		}
 		srcFile, err := h.private("source-*.json", src)
 		if err != nil {
@@ -64,14 +65,20 @@ func (h *host) start(ctx context.Context, goal string) (*State, error) {
 	return h.state(r)
 }
 
-// resume continues the Run id from its own status: a Run whose typed next
-// is resume is resumed (with --budget when configured); any other Run is
-// taken up where it stands, so newer work is never voided.
+// resume continues the Run id from its own status, read as JSON: a Run
+// whose typed next is resume is resumed (with --budget when configured);
+// a Run a person stopped is resumed only when config.resume_stopped says
+// so; any other Run is taken up where it stands, so newer work is never
+// voided. The status's journal gives back the question of a pending
+// pause and the findings already reported.
 func (h *host) resume(ctx context.Context, id string) (*State, error) {
 	h.runID, h.resumed = id, id
-	st, err := h.status(ctx, []string{"slipway", "status", id, "--root", h.root})
+	st, err := h.status(ctx, []string{"slipway", "status", id, "--root", h.root, "--json"})
 	if err != nil || st.Next.Operation != "resume" {
 		return st, err
+	}
+	if st.State == "stopped" && !h.cfg.ResumeStopped {
+		return st, nil
 	}
 	v, ok := st.Next.Variant("resume-ad-hoc")
 	if !ok {
@@ -85,6 +92,7 @@ func (h *host) resume(ctx context.Context, id string) (*State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrDefect, err)
 	}
+	h.emit.progress(fmt.Sprintf("resuming the Slipway Run %s (%s %s)", id, st.State, st.PauseReason))
 	r, err := h.cli.call(ctx, argv)
 	if err != nil {
 		return nil, err
@@ -96,6 +104,7 @@ func (h *host) resume(ctx context.Context, id string) (*State, error) {
 // the attempt's result.
 func (h *host) drive(ctx context.Context, st *State) *protocol.Result {
 	for range maxActions {
+		h.last = st
 		switch {
 		case st.State == "active" && st.Action != nil:
 			next, err := h.act(ctx, st)

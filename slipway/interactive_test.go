@@ -45,7 +45,7 @@ func newInteractive(t *testing.T, agent, typed string) (*harness, *screen) {
 // theDigest is the scope digest of the destructive fake agent's request.
 func theDigest() string {
 	return slipsim.ScopeDigest("6f1c2d3e-4a5b-4c6d-8e7f-8091a2b3c4d5",
-		[]slipway.Target{{Kind: "path", Value: "legacy/"}}, "deletes legacy/")
+		[][2]string{{"path", "legacy/"}}, "deletes legacy/")
 }
 
 func TestInteractiveClarifyAnsweredOnThePty(t *testing.T) {
@@ -68,12 +68,12 @@ func TestInteractiveClarifyAnsweredOnThePty(t *testing.T) {
 			t.Fatalf("the answer is on argv: %q", a)
 		}
 	}
-	// The simulator read the answer from the file: the next Clarify has it.
-	out, err := exec.Command(simBin, "status", rec.Session.ID, "--root", h.root).Output()
+	// The simulator read the answer from the file: the next Action has it.
+	out, err := exec.Command(simBin, "status", rec.Session.ID, "--root", h.root, "--json").Output()
 	if err != nil {
 		t.Fatalf("slipway status: %v", err)
 	}
-	if !strings.Contains(string(out), "Answer: English, please") {
+	if !strings.Contains(string(out), `decision:\n  English, please`) {
 		t.Errorf("the Run never got the answer:\n%s", out)
 	}
 }

@@ -54,9 +54,15 @@ func runRequest(ctx context.Context, stdin io.Reader, env []string, em *emitter,
 	}
 	defer os.RemoveAll(h.tmp)
 	var st *State
-	if r := req.Resume; r != nil && r.Provider == "slipway" {
+	switch r := req.Resume; {
+	case r != nil && r.Provider == "slipway" && r.Fork:
+		// A fork leaves the old session unchanged: a fresh Run, never
+		// reported as resumed from the old one.
+		h.emit.progress(fmt.Sprintf("resume.fork: starting a fresh Slipway Run; Run %s is left unchanged", r.SessionID))
+		st, err = h.start(ctx, goalOf(req, cfg))
+	case r != nil && r.Provider == "slipway":
 		st, err = h.resume(ctx, r.SessionID)
-	} else {
+	default:
 		st, err = h.start(ctx, goalOf(req, cfg))
 	}
 	if err != nil {
@@ -102,6 +108,10 @@ func (h *host) setup(req *protocol.Request, cfg *Config, env []string) error {
 		return err
 	}
 	h.cli = &cli{Bin: cfg.Slipway, Dir: h.root, Env: env}
+	if h.cli.Bin, err = findBinary(cfg.Slipway, env); err != nil {
+		os.RemoveAll(h.tmp)
+		return err
+	}
 	h.agent, err = newAgent(cfg, env, h.root, h.tmp)
 	if err != nil {
 		os.RemoveAll(h.tmp)

@@ -41,7 +41,10 @@ var outcomeFields = []string{"contract_version", "action_id", "action_kind", "st
 // CheckOutcome decodes raw as the Outcome of act and checks it as the CLI
 // will: at most 1 MiB, UTF-8 without a BOM, one JSON object with no
 // duplicate, unknown, missing or trailing data, the Action's id and kind,
-// and a legal combination of status, branches, pause and suggestions.
+// a legal combination of status, branches, pause and suggestions, texts
+// that are not blank where required and carry no control characters
+// (tab and line breaks only in prose), and a destructive request whose
+// scope_sha256 is [ScopeSHA256] of it.
 // Every error is an [*OutcomeError].
 func CheckOutcome(raw []byte, act *Action) (*Outcome, error) {
 	if len(raw) > MaxOutcomeBytes {
@@ -72,6 +75,14 @@ func CheckOutcome(raw []byte, act *Action) (*Outcome, error) {
 	if err := checkLegal(&o); err != nil {
 		return nil, err
 	}
+	if err := checkTexts(&o); err != nil {
+		return nil, err
+	}
+	if d := o.Pause; d != nil && d.DestructiveRequest != nil {
+		if err := checkScope(d.DestructiveRequest); err != nil {
+			return nil, err
+		}
+	}
 	return &o, nil
 }
 
@@ -83,8 +94,6 @@ func checkIdentity(o *Outcome, act *Action) error {
 		return broke("action_id", "action_id %q, want %q", o.ActionID, act.ActionID)
 	case o.ActionKind != act.Kind:
 		return broke("action_kind", "action_kind %q, want %q", o.ActionKind, act.Kind)
-	case o.Summary == "":
-		return broke("summary", "summary is empty")
 	case o.Observations == nil || o.KnownIssues == nil || o.SuggestedActions == nil:
 		return broke("arrays", "observations, known_issues and suggested_actions must be arrays")
 	}

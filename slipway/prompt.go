@@ -31,15 +31,23 @@ Legal combinations, by action kind:
   [{kind test|typecheck|build|lint, command, exit_code, summary}], uncertainties,
   attempts >= 1}, review=null, pause=null, no suggestion); or needs_input with
   implementation=null and a pause: decision_required, environment_unavailable, or
-  destructive_confirmation_required with destructive_request {request_id (UUID),
-  targets [{kind path|git_ref|external_resource|data_domain, value}], impact,
-  scope_sha256}.
+  destructive_confirmation_required with destructive_request {request_id (a new
+  lowercase UUID), targets [{kind path|git_ref|external_resource|data_domain, value}]
+  sorted by kind then value, impact, scope_sha256}. scope_sha256 is "sha256:" and the
+  lowercase hex SHA-256 of the UTF-8 bytes of exactly
+  {"impact":IMPACT,"request_id":REQUEST_ID,"scope_version":1,"targets":[{"kind":KIND,"value":VALUE}]}
+  with the keys in that order, no spaces, the targets in your order, and JSON strings
+  that escape only " \ and control characters (\n, \t, \u00xx); compute it, e.g.
+  printf '%s' '{"impact":...}' | sha256sum.
 - review: completed with review.result no_findings_reported (no findings) or
   findings_reported (findings [{location, summary, detail}]); partial with inconclusive;
   error with error (review = {result, findings, uncertainties}); never needs_input,
   never a suggestion.
 - summarize: completed/error with every branch null and no suggestion.
-A needs_input Outcome never suggests an Action. No other fields, no prose, no fences.`
+A needs_input Outcome never suggests an Action. Texts that are required (summary, question,
+briefs, finding location/summary/detail, activity command/summary) are not blank; no text
+has a control character, except tab and line breaks in prose (never in files_changed or a
+location). No other fields, no prose, no fences.`
 
 // prompt is a provider agent's whole input: the contract, then the
 // envelope.

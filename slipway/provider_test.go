@@ -46,7 +46,7 @@ func fakeClaude(args []string) int {
 // start it with KUSAW_AGENT_PROVIDER (the runner alone strips KUSAW_*).
 func TestProviderAgentInPrintMode(t *testing.T) {
 	exe, _ := os.Executable()
-	root := t.TempDir()
+	root := gitWorktree(t)
 	cfg, _ := json.Marshal(map[string]any{"slipway": simBin, "goal": "Add a greeting."})
 	req, err := request.Synthesize(request.Options{Config: cfg, Worktree: root,
 		ArtifactsDir: filepath.Join(t.TempDir(), "artifacts"), Timeout: 3 * time.Minute, StepName: "slipway"})

@@ -22,6 +22,7 @@ const (
 	ReasonConfigInvalid  = "config_invalid"
 	ReasonStopped        = "slipway_stopped"
 	ReasonCancelled      = "cancelled"
+	ReasonDependency     = "dependency_missing"
 )
 
 // recovery limits from the step protocol.
@@ -50,7 +51,9 @@ func (h *host) result(status, reason, message string) *protocol.Result {
 	return res
 }
 
-// ended is a summarized Run: ok, with the summary and the findings.
+// ended is a summarized Run: ok, with the CLI's own end report as the
+// summary (what it observed, not only what the agent said) and the
+// findings of every Review in the Run's journal.
 func (h *host) ended(st *State) *protocol.Result {
 	summary := st.Summary
 	if summary == "" {
@@ -59,7 +62,11 @@ func (h *host) ended(st *State) *protocol.Result {
 	if summary == "" {
 		summary = "the Slipway Run ended"
 	}
-	res := h.result(protocol.StatusOK, ReasonSummarized, summary)
+	msg := summary
+	if h.summary != "" {
+		msg = h.summary
+	}
+	res := h.result(protocol.StatusOK, ReasonSummarized, clip(msg, 4096))
 	findings := h.findings
 	if findings == nil {
 		findings = []Finding{}
@@ -91,22 +98,40 @@ func (h *host) paused(st *State) *protocol.Result {
 	return res
 }
 
-// stopped is a Run stopped by a person.
+// stopped is a Run stopped by a person: it is not taken over here. The
+// recovery is the explicit resume a person runs (or config
+// resume_stopped for the next attempt).
 func (h *host) stopped(st *State) *protocol.Result {
+	if st.State == "stopped" {
+		res := h.result(protocol.StatusReject, ReasonStopped, fmt.Sprintf(
+			"the Slipway Run %s was stopped by a person; it is resumed only explicitly: run the resume command, or set config.resume_stopped", h.runID))
+		res.Recovery = h.recovery(&st.Next)
+		return res
+	}
 	res := h.result(protocol.StatusFail, ReasonStopped, fmt.Sprintf("the Slipway Run %s is %s", h.runID, st.State))
 	res.Recovery = h.recovery(&st.Next)
 	return res
 }
 
-// failed maps an error to its result: the one mapping of errors at the edge.
+// failed maps an error to its result: the one mapping of errors at the
+// edge. A Run left with an outstanding Action (an interrupted attempt, a
+// failed agent) keeps the way back in its recovery.
 func (h *host) failed(err error) *protocol.Result {
+	res := h.failure(err)
+	if len(res.Recovery) == 0 {
+		res.Recovery = h.interrupted()
+	}
+	return res
+}
+
+func (h *host) failure(err error) *protocol.Result {
 	var oe *OutcomeError
 	var ce *CLIError
 	switch {
 	case errors.As(err, &oe):
 		return h.result(protocol.StatusFail, ReasonOutcomeInvalid, "the agent's outcome was not submitted: "+oe.Error())
-	case errors.Is(err, ErrUsage):
-		return h.result(protocol.StatusFail, ReasonProtocolError, err.Error())
+	case errors.As(err, &ce) && ce.ExitCode == 2:
+		return h.usageFailure(ce)
 	case errors.As(err, &ce):
 		res := h.result(protocol.StatusFail, ce.Code, ce.Message)
 		res.Recovery = h.recovery(&ce.Next)
@@ -115,10 +140,63 @@ func (h *host) failed(err error) *protocol.Result {
 		return h.result(protocol.StatusFail, ReasonAgentFailed, err.Error())
 	case errors.Is(err, ErrConfig):
 		return h.result(protocol.StatusFail, ReasonConfigInvalid, err.Error())
+	case errors.Is(err, ErrDependency):
+		return h.result(protocol.StatusFail, ReasonDependency, err.Error())
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
-		return h.result(protocol.StatusFail, ReasonCancelled, err.Error())
+		msg := "the attempt was interrupted (" + err.Error() + ")"
+		if a := h.outstanding(); a != nil {
+			msg += fmt.Sprintf(" during %s %s of the Slipway Run %s; the Run is unchanged and resuming it asks the same action again", a.Kind, a.ActionID, h.runID)
+		}
+		return h.result(protocol.StatusFail, ReasonCancelled, msg)
 	}
 	return h.result(protocol.StatusFail, ReasonDefect, err.Error())
+}
+
+// usageReasons maps the CLI's exit-2 codes (its environment and
+// configuration problems, not a broken step protocol) to a reason.
+var usageReasons = map[string]string{
+	"git_repository_required": ReasonDependency,
+}
+
+// usageFailure is a CLI exit 2: the reason fits the code, and the CLI's
+// code, message and recovery are kept.
+func (h *host) usageFailure(ce *CLIError) *protocol.Result {
+	reason, ok := usageReasons[ce.Code]
+	if !ok {
+		reason = ReasonConfigInvalid
+	}
+	res := h.result(protocol.StatusFail, reason, fmt.Sprintf("slipway exit 2 %s: %s", ce.Code, ce.Message))
+	res.Recovery = h.recovery(&ce.Next)
+	if ce.Code == "git_repository_required" {
+		res.Recovery = append(res.Recovery, protocol.Recovery{Title: "make the worktree a Git checkout with a commit",
+			Command: ShellText("git", []string{"git", "-C", h.root, "init"}) + " && " +
+				ShellText("git", []string{"git", "-C", h.root, "commit", "--allow-empty", "-m", "start"})})
+	}
+	return res
+}
+
+// outstanding is the Action the Run was left on, if any.
+func (h *host) outstanding() *Action {
+	if h.last == nil || h.last.State != "active" {
+		return nil
+	}
+	return h.last.Action
+}
+
+// interrupted is the recovery of a Run left active: where it stands, how
+// to skip the Action, and the resume (a retry with resume.session_id
+// asks the same Action again).
+func (h *host) interrupted() []protocol.Recovery {
+	a := h.outstanding()
+	if a == nil {
+		return nil
+	}
+	out := []protocol.Recovery{{Title: clip("resume: retry with session "+h.runID, 80),
+		Command: ShellText(h.cfg.Slipway, []string{"slipway", "status", h.runID, "--root", h.root})}}
+	if v, ok := h.last.Next.Variant("skip-action"); ok && v.Inputless() {
+		out = append(out, protocol.Recovery{Title: recoveryTitles["skip-action"], Command: ShellText(h.cfg.Slipway, v.BaseArgv)})
+	}
+	return out
 }
 
 // recoveryTitles label the variants a person may run.
@@ -128,6 +206,7 @@ var recoveryTitles = map[string]string{
 	"confirm-destructive": "grant exactly this destructive scope (only if you accept it)",
 	"skip-action":         "skip this action",
 	"resume-ad-hoc":       "resume the run",
+	"inspect-run":         "inspect the run",
 }
 
 // recovery renders the variants a person can run as shell text: inputless

@@ -20,7 +20,7 @@ func (h *harness) validateRun(id string) {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	out, err := exec.Command(simBin, "status", id, "--root", h.root).Output()
+	out, err := exec.Command(h.bin, "status", id, "--root", h.root, "--json").Output()
 	if err != nil {
 		h.t.Fatalf("status %s: %v", id, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 )
 
 // lostRetries is how many times a submit whose response was lost is sent
@@ -48,14 +49,20 @@ func (h *host) submit(ctx context.Context, st *State, raw []byte) (*State, error
 }
 
 // recoverCommitted follows a mutation_committed_output_failed error's
-// targeted status recovery and continues from what it says.
+// targeted status recovery and continues from what it says. The CLI's
+// recovery is the text status command (variant inspect-run); the host
+// adds --json, the one flag that makes it a machine answer.
 func (h *host) recoverCommitted(ctx context.Context, ce *CLIError, submitted string) (*State, error) {
 	v := statusVariant(&ce.Next)
 	if v == nil {
 		return nil, fmt.Errorf("%w: %s without a status recovery", ErrDefect, ce.Code)
 	}
 	h.emit.progress("the submit committed but its response was lost; reading the Run's status")
-	st, err := h.status(ctx, v.BaseArgv)
+	argv := v.BaseArgv
+	if !slices.Contains(argv, "--json") {
+		argv = append(append([]string(nil), argv...), "--json")
+	}
+	st, err := h.status(ctx, argv)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +73,7 @@ func (h *host) recoverCommitted(ctx context.Context, ce *CLIError, submitted str
 }
 
 // statusVariant returns the inputless `slipway status RUN` variant of a
-// command next, or nil.
+// command next (inspect-run), or nil.
 func statusVariant(n *Next) *Variant {
 	if n.Operation != "command" {
 		return nil
@@ -80,7 +87,9 @@ func statusVariant(n *Next) *Variant {
 	return nil
 }
 
-// status runs a status argv and returns it as a State.
+// status runs a status argv (with --json) and returns it as a State. The
+// journal's records give back what an earlier attempt saw: the question
+// of the pending pause and every finding reported so far.
 func (h *host) status(ctx context.Context, argv []string) (*State, error) {
 	r, err := h.cli.call(ctx, argv)
 	if err != nil {
@@ -98,7 +107,26 @@ func (h *host) status(ctx context.Context, argv []string) (*State, error) {
 	}
 	st := &State{ContractVersion: rs.ContractVersion, RunID: rs.ID, State: rs.State, PauseReason: rs.PauseReason,
 		Summary: rs.Summary, Action: rs.CurrentAction, Next: rs.Next, actionRaw: raw.CurrentAction}
+	h.recall(&rs)
 	return st, h.checkRun(st)
+}
+
+// recall takes the findings and the pending question from the Run's
+// journal, replacing what this attempt remembered: the journal has all.
+func (h *host) recall(rs *RunStatus) {
+	h.findings = nil
+	for _, rec := range rs.Actions {
+		o := rec.Outcome
+		if o == nil {
+			continue
+		}
+		if o.Review != nil {
+			h.findings = append(h.findings, o.Review.Findings...)
+		}
+		if o.Pause != nil && rs.CurrentAction != nil && rec.Action.ActionID == rs.CurrentAction.ActionID {
+			h.pause = o.Pause
+		}
+	}
 }
 
 // state decodes a mutation's reply as a State, keeping the Action's exact

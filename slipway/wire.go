@@ -226,4 +226,12 @@ type RunStatus struct {
 	Summary         string  `json:"summary,omitempty"`
 	CurrentAction   *Action `json:"current_action,omitempty"`
 	Next            Next    `json:"next"`
+	// Actions is the Run's journal of Actions and their accepted Outcomes.
+	Actions []ActionRecord `json:"actions"`
+}
+
+// ActionRecord is one journalled Action and, once accepted, its Outcome.
+type ActionRecord struct {
+	Action  Action   `json:"action"`
+	Outcome *Outcome `json:"outcome"`
 }

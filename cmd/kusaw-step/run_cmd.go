@@ -54,6 +54,7 @@ func cmdRun(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	withSlipwayPaths(sandboxing, command, req)
 	req, giveBack, err := withPendingNotes(req, dir)
 	if err != nil {
 		return &exitError{code: exitRunner, err: fmt.Errorf("pending notes: %w", err)}

@@ -57,15 +57,19 @@ func (f *flags) need(names ...string) ([]string, error) {
 	return out, nil
 }
 
-// checkRoot requires an absolute, existing, clean directory.
+// checkRoot requires an absolute, clean Git worktree folder.
 func (s *sim) checkRoot(root string) error {
 	if !filepath.IsAbs(root) || filepath.Clean(root) != root {
 		return usage("root_not_absolute", "--root %q must be an absolute clean path", root)
 	}
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return runtime("workspace_unavailable", nil, "--root %q is not a directory", root)
+		return usage("invalid_root", "--root %q is not a directory", root)
 	}
-	s.root = root
+	ws, err := discover(root)
+	if err != nil {
+		return err
+	}
+	s.ws = ws
 	return nil
 }
 
@@ -77,7 +81,7 @@ func readPrivate(flag, path string, max int64, private bool) ([]byte, error) {
 	}
 	fi, err := os.Lstat(path)
 	if err != nil {
-		return nil, runtime("input_file_unreadable", nil, "%s: %v", flag, err)
+		return nil, usage("goal_unavailable", "%s: %v", flag, err)
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, runtime("input_file_not_regular", nil, "%s %q is not a regular file", flag, path)

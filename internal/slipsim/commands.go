@@ -2,17 +2,12 @@ package slipsim
 
 import (
 	"strconv"
-
-	"kusaw.dev/step/slipway"
 )
 
 // cmdRun starts a Run: slipway run --budget N --json --root ROOT
 // [--no-review] --goal-file F [--source-file S]. A goal on argv or on
 // stdin is refused: hosts must use a private goal file.
 func (s *sim) cmdRun(args []string) error {
-	if s.has(ScenarioUsage) {
-		return usage("invalid_flag_combination", "simulated usage error")
-	}
 	f, err := parseFlags(args, []string{"--budget", "--root", "--goal-file", "--source-file"},
 		[]string{"--json", "--no-review", "--goal-stdin"})
 	if err != nil {
@@ -21,7 +16,7 @@ func (s *sim) cmdRun(args []string) error {
 	if len(f.pos) > 0 || f.bools["--goal-stdin"] {
 		return usage("goal_not_in_file", "a host must pass the goal with --goal-file, never on argv or stdin")
 	}
-	v, err := f.need("--budget", "--root", "--goal-file")
+	v, err := f.need("--budget", "--root")
 	if err != nil {
 		return err
 	}
@@ -35,27 +30,41 @@ func (s *sim) cmdRun(args []string) error {
 	if err := s.checkRoot(v[1]); err != nil {
 		return err
 	}
-	if s.has(ScenarioRuntime) {
-		return runtime("workspace_not_git", nextOf(s.root, "command", variant("doctor", []string{"slipway", "doctor", "--root", s.root})),
-			"%s is not a Git worktree", s.root)
+	if s.has(ScenarioUsage) {
+		return usage("goal_required", "exactly one positional goal, goal-file, or goal-stdin input is required")
 	}
-	goal, err := readPrivate("--goal-file", v[2], 1<<20, true)
+	if s.has(ScenarioRuntime) {
+		return runtime("runtime_error", nil, "simulated runtime failure")
+	}
+	goalFile, ok := f.vals["--goal-file"]
+	if !ok {
+		return usage("goal_required", "exactly one positional goal, goal-file, or goal-stdin input is required")
+	}
+	goal, err := readPrivate("--goal-file", goalFile, 1<<20, true)
 	if err != nil {
 		return err
 	}
-	if len(goal) == 0 {
-		return runtime("goal_empty", nil, "the goal file is empty")
+	initial, err := s.ws.observe()
+	if err != nil {
+		return runtime("git_observation_failed", nil, "%v", err)
 	}
-	r := &run{ID: newRunID(), Root: s.root, Goal: string(goal), Review: !f.bools["--no-review"], InitialBudget: budget,
-		Remaining: budget, Accepted: map[string]accepted{}, CreatedAt: now()}
-	if err := r.readSource(f); err != nil {
-		return err
+	r := &run{ID: newID(), Root: s.ws.root, GitDir: s.ws.gitDir, Goal: string(goal), Review: !f.bools["--no-review"],
+		InitialBudget: budget, Remaining: budget, Accepted: map[string]string{}, Responses: map[string][]byte{},
+		Initial: initial, Current: initial, Queue: []suggestion{}, Records: []record{}, CreatedAt: now()}
+	if src, ok := f.vals["--source-file"]; ok {
+		data, err := readPrivate("--source-file", src, 16<<20, true)
+		if err != nil {
+			return err
+		}
+		if err := s.importSource(r, data, v[0]); err != nil {
+			return err
+		}
 	}
-	if err := create(r); err != nil {
+	if err := create(s.ws, r); err != nil {
 		return err
 	}
 	defer r.release()
-	r.issue(slipway.KindOrient, "Orient: read the goal and the repository.", "", nil)
+	r.issue(kindOrient, briefOrient, nil)
 	if err := r.save("start", map[string]any{"budget": budget}); err != nil {
 		return err
 	}
@@ -78,7 +87,7 @@ func (s *sim) actionFlags(args []string, valued, boolean []string) (*run, *flags
 	if err := s.checkRoot(v[2]); err != nil {
 		return nil, nil, err
 	}
-	r, err := load(v[2], v[0])
+	r, err := load(s.ws, v[0])
 	return r, f, err
 }
 
@@ -102,50 +111,46 @@ func (s *sim) cmdSkip(args []string) error {
 	if err := r.current(f.vals["--action"], "active", "paused"); err != nil {
 		return err
 	}
-	kind := r.Action.Kind
-	r.record(nil, "", true)
-	r.advance(kind, nil)
+	r.skipped(s.ws)
 	if err := r.save("skip", f.vals["--action"]); err != nil {
 		return err
 	}
 	return s.ok(r.stateBody(nil))
 }
 
-// cmdStatus is the read-only status of one Run: slipway status RUN --root ROOT.
+// cmdStatus is the read-only status of one Run: slipway status RUN --root
+// ROOT prints text; only --json prints the machine body.
 func (s *sim) cmdStatus(args []string) error {
-	r, _, err := s.openRun("status", args, nil, []string{"--json"})
+	r, f, err := s.openRun("status", args, nil, []string{"--json"})
 	if err != nil {
 		return err
 	}
 	r.release()
+	if !f.bools["--json"] {
+		return r.writeStatusText(s.stdout)
+	}
 	return s.ok(r.statusBody())
 }
 
-// cmdStop stops a Run: slipway stop RUN --root ROOT.
+// cmdStop stops a Run: slipway stop RUN --root ROOT [--json].
 func (s *sim) cmdStop(args []string) error {
-	r, _, err := s.openRun("stop", args, nil, nil)
+	r, f, err := s.openRun("stop", args, nil, []string{"--json"})
 	if err != nil {
 		return err
 	}
 	defer r.release()
-	r.State, r.PauseReason, r.Action, r.Pending = "stopped", "", nil, nil
+	if r.State != "active" && r.State != "paused" {
+		return runtime("run_not_stoppable", r.next(), "run %s is %s", r.ID, r.State)
+	}
+	r.voidCurrent()
+	r.State, r.PauseReason, r.Pending = "stopped", "", nil
 	if err := r.save("stop", nil); err != nil {
 		return err
 	}
+	if !f.bools["--json"] {
+		return s.text("Stopped run "+r.ID+".\n", r.next())
+	}
 	return s.ok(r.stateBody(nil))
-}
-
-// readSource imports --source-file, when given.
-func (r *run) readSource(f *flags) error {
-	src, ok := f.vals["--source-file"]
-	if !ok {
-		return nil
-	}
-	data, err := readPrivate("--source-file", src, 16<<20, true)
-	if err != nil {
-		return err
-	}
-	return r.importSource(data)
 }
 
 // parseBudget reads a --budget value: 1 to 1000, in canonical form.
@@ -171,7 +176,7 @@ func (s *sim) openRun(what string, args, valued, boolean []string) (*run, *flags
 	if err := s.checkRoot(v[0]); err != nil {
 		return nil, nil, err
 	}
-	r, err := load(v[0], f.pos[0])
+	r, err := load(s.ws, f.pos[0])
 	if err != nil {
 		return nil, nil, err
 	}

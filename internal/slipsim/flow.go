@@ -3,134 +3,248 @@ package slipsim
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
-
-	"kusaw.dev/step/slipway"
 )
 
-// ScopeDigest is the digest Slipway binds a destructive grant to: sha256
-// over the canonical JSON of request_id, targets and impact.
-func ScopeDigest(requestID string, targets []slipway.Target, impact string) string {
-	canon, _ := json.Marshal(struct {
-		RequestID string           `json:"request_id"`
-		Targets   []slipway.Target `json:"targets"`
-		Impact    string           `json:"impact"`
-	}{requestID, targets, impact})
-	return digest(canon)
+// The briefs the simulator gives; a host must not depend on their text.
+const (
+	briefOrient        = "Investigate repository facts, relevant code, Git state, and build/test/lint conventions before deciding what to do."
+	briefReorient      = "Re-orient after the user's decision before selecting further work."
+	briefResume        = "Re-investigate the current worktree after interruption before choosing the next action."
+	briefReview        = "Inspect intent and quality against the run-start Git baseline; report findings and uncertainties only, without modifying code."
+	briefSummarize     = "Summarize observed facts and the remaining uncertainty."
+	briefGranted       = "Carry out exactly the confirmed destructive scope."
+	observedSinceStart = "observed_since_start: the current Git observation differs from the run-start snapshot."
+)
+
+// isWork reports whether an Action of kind may change the worktree, so
+// the CLI looks at Git after it.
+func isWork(kind string) bool {
+	return kind == kindOrient || kind == kindClarify || kind == kindImplement
 }
 
 // issue makes the next Action of kind current, or pauses the Run when the
 // budget is spent.
-func (r *run) issue(kind, brief, context string, grant any) {
-	if r.Remaining == 0 {
-		r.State, r.PauseReason, r.Action = "paused", slipway.PauseBudgetExhausted, nil
+func (r *run) issue(kind, brief string, grant any) {
+	if r.Remaining < 1 {
+		r.State, r.PauseReason, r.Action, r.Pending = "paused", pauseBudget, nil, nil
 		return
 	}
 	r.Remaining--
-	r.Seq++
-	if context == "" {
-		context = fmt.Sprintf("Run %s, action %d.", r.ID, r.Seq)
-	}
-	a := &slipway.Action{ContractVersion: 2, RunID: r.ID, ActionID: fmt.Sprintf("%s-a%d", r.ID, r.Seq),
-		Kind: kind, Goal: r.Goal, Brief: brief, Context: context, RemainingBudget: r.Remaining}
+	a := &actionBody{ContractVersion: 2, RunID: r.ID, ActionID: newID(), Kind: kind, Goal: r.Goal, Brief: brief,
+		Context: r.context(), RemainingBudget: r.Remaining}
 	if grant != nil {
 		a.DestructiveAuthorization, _ = json.Marshal(grant)
+	} else {
+		r.Pending = nil
 	}
 	if len(r.Sections) > 0 {
 		a.Source = r.Source
-		a.Requirements = r.requirements(a.ActionID)
+		a.Requirements, _ = json.Marshal(r.requirements(a.ActionID))
 	}
-	r.State, r.PauseReason, r.Action, r.Pending = "active", "", a, nil
+	r.State, r.PauseReason, r.Action = "active", "", a
+	r.Records = append(r.Records, record{Action: *a})
 }
 
-// advance moves the Run on after an Action ended without a pause (an
-// accepted Outcome, or a skip): Review is interposed while code changed
-// since the last Review, then the suggestion, then the default.
-func (r *run) advance(kind string, o *slipway.Outcome) {
-	if o != nil {
-		if impl := o.Implementation; impl != nil && len(impl.FilesChanged) > 0 {
-			r.ReviewPending = true
-		}
-		if len(o.SuggestedActions) == 1 {
-			r.Suggested = &o.SuggestedActions[0]
+// context is the bounded projection an Action carries: the answers, the
+// last Outcome's summary and the earlier ones; a pause's Outcome and a
+// voided Action's are not among them.
+func (r *run) context() string {
+	var b strings.Builder
+	b.WriteString("Decisions:\n")
+	if len(r.Answers) == 0 {
+		b.WriteString("(none)\n")
+	}
+	for _, a := range r.Answers {
+		fmt.Fprintf(&b, "- action %s decision:\n  %s\n", a.ActionID, strings.ReplaceAll(a.Text, "\n", "\n  "))
+	}
+	var reports []string
+	for _, rec := range r.Records {
+		var o outcomeBody
+		if rec.Outcome != nil && !rec.Voided && json.Unmarshal(rec.Outcome, &o) == nil && o.Status != "needs_input" {
+			reports = append(reports, fmt.Sprintf("- %s action %s: %s\n", rec.Action.Kind, rec.Action.ActionID, o.Summary))
 		}
 	}
-	if kind == slipway.KindReview {
-		r.ReviewPending = false
+	b.WriteString("Recent outcome:\n")
+	if len(reports) == 0 {
+		b.WriteString("(none)\n")
+	} else {
+		b.WriteString(reports[len(reports)-1])
 	}
-	if kind == slipway.KindSummarize && o != nil {
-		r.State, r.Summary, r.Action, r.PauseReason = "ended", o.Summary, nil, ""
+	b.WriteString("Earlier outcomes:\n")
+	if len(reports) < 2 {
+		b.WriteString("(none)\n")
+	}
+	for _, s := range reports[:max(len(reports)-1, 0)] {
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+// observe looks at Git after a working Action: a worktree that differs
+// from the Run's start makes Review due. When Git cannot be observed, the
+// Run pauses for the environment.
+func (r *run) observe(w *workspace) bool {
+	cur, err := w.observe()
+	if err != nil {
+		r.State, r.PauseReason = "paused", pauseEnvironment
+		r.KnownIssues = append(r.KnownIssues, "Git observation failed: "+err.Error())
+		return false
+	}
+	r.Current = cur
+	changed := cur.Snapshot != r.Initial.Snapshot
+	if changed && !contains(r.Observations, observedSinceStart) {
+		r.Observations = append(r.Observations, observedSinceStart)
+	}
+	r.ReviewPending = r.Review && changed
+	return true
+}
+
+// accepted moves the Run on after an accepted Outcome.
+func (r *run) accepted(w *workspace, o *outcomeBody) {
+	kind := r.Action.Kind
+	r.KnownIssues = append(r.KnownIssues, o.KnownIssues...)
+	if o.Implementation != nil {
+		r.Activities = append(r.Activities, o.Implementation.Activities...)
+	}
+	if o.Status == "needs_input" {
+		if isWork(kind) && !r.observe(w) {
+			return
+		}
+		r.State, r.PauseReason = "paused", o.Pause.Reason
+		r.Pending = o.Pause.DestructiveRequest
 		return
 	}
+	r.Queue = append(r.Queue, o.SuggestedActions...)
+	r.Action = nil
+	if isWork(kind) && !r.observe(w) {
+		return
+	}
+	r.transition(w, kind)
+}
+
+// transition picks the next Action after one of kind ended: Review when
+// Git shows a change since the start (dropping the queue), else the first
+// queued suggestion, else Summarize; a Summarize ends the Run.
+func (r *run) transition(w *workspace, kind string) {
+	if kind == kindReview {
+		r.ReviewPending = false
+	}
 	switch {
-	case r.Review && r.ReviewPending:
-		r.issue(slipway.KindReview, "Review the changes made so far.", "", nil)
-	case r.Suggested != nil:
-		s := r.Suggested
-		r.Suggested = nil
-		r.issue(s.Kind, s.Brief, "", nil)
-	case kind == slipway.KindOrient || kind == slipway.KindClarify:
-		r.issue(slipway.KindImplement, "Implement the goal.", "", nil)
+	case r.ReviewPending && isWork(kind):
+		r.Queue = nil
+		r.issue(kindReview, briefReview, nil)
+	case len(r.Queue) > 0:
+		s := r.Queue[0]
+		r.Queue = r.Queue[1:]
+		r.issue(s.Kind, s.Brief, nil)
+	case kind == kindSummarize:
+		r.end(w)
 	default:
-		r.issue(slipway.KindSummarize, "Summarize the Run.", "", nil)
+		r.issue(kindSummarize, briefSummarize, nil)
 	}
 }
 
-// pause records a needs_input Outcome: the Action stays answerable.
-func (r *run) pause(p *slipway.Pause) error {
-	if d := p.DestructiveRequest; d != nil {
-		if want := ScopeDigest(d.RequestID, d.Targets, d.Impact); d.ScopeSHA256 != want {
-			return runtime("destructive_scope_mismatch", r.next(), "scope_sha256 %s does not match the scope (%s)", d.ScopeSHA256, want)
+// end ends the Run with the CLI's own report of it.
+func (r *run) end(w *workspace) {
+	if cur, err := w.observe(); err == nil {
+		r.Current, r.FinalObserved = cur, true
+	}
+	r.State, r.PauseReason, r.Action, r.Pending = "ended", "", nil, nil
+	r.Summary = r.report()
+}
+
+// report is the end summary: what the Actions reported and what the CLI
+// observed, never an agent's text alone.
+func (r *run) report() string {
+	var b strings.Builder
+	b.WriteString("The automatic action queue has ended.\nObserved action reports:\n")
+	files := map[string]bool{}
+	var findings []finding
+	reviewed := false
+	for _, rec := range r.Records {
+		var o outcomeBody
+		if rec.Outcome == nil || json.Unmarshal(rec.Outcome, &o) != nil {
+			continue
 		}
-		r.Pending = d
+		fmt.Fprintf(&b, "- %s: %s\n", rec.Action.Kind, o.Summary)
+		if o.Implementation != nil {
+			for _, f := range o.Implementation.FilesChanged {
+				files[strings.TrimSpace(f)] = true
+			}
+		}
+		if o.Review != nil {
+			reviewed = true
+			findings = append(findings, o.Review.Findings...)
+		}
 	}
-	r.State, r.PauseReason = "paused", p.Reason
-	return nil
+	switch {
+	case !r.FinalObserved:
+		b.WriteString("CLI Git observation: final worktree state was unavailable; no present-tense change claim is made.\n")
+	case r.Current.Snapshot != r.Initial.Snapshot:
+		b.WriteString(observedSinceStart + "\n")
+	default:
+		b.WriteString("CLI Git observation: no difference from the run-start snapshot was observed.\n")
+	}
+	list := make([]string, 0, len(files))
+	for f := range files {
+		list = append(list, f)
+	}
+	sort.Strings(list)
+	lines(&b, "Files reported changed by Implement:", list, "No files were reported changed by Implement.\n")
+	if len(findings) > 0 {
+		b.WriteString("Review findings:\n")
+	}
+	for _, f := range findings {
+		fmt.Fprintf(&b, "- %s: %s — %s\n", f.Location, f.Summary, f.Detail)
+	}
+	if !reviewed {
+		b.WriteString("Review was not run because no changed-code review Action was dispatched.\n")
+	}
+	lines(&b, "Known issues:", r.KnownIssues, "")
+	return b.String()
 }
 
-// sectionRoles are the five roles an issue-backed Run must have, in order.
-var sectionRoles = []string{"outcome", "requirements", "acceptance_examples", "constraints", "non_goals"}
-
-// importSource reads a source envelope: its comments, in order, are the
-// five sections. Nothing else of the envelope is interpreted.
-func (r *run) importSource(data []byte) error {
-	var env struct {
-		SourceVersion int    `json:"source_version"`
-		IssueID       string `json:"issue_id"`
-		CanonicalURL  string `json:"canonical_url"`
-		Comments      []struct {
-			Body string `json:"body"`
-		} `json:"comments"`
+func lines(b *strings.Builder, heading string, list []string, none string) {
+	if len(list) == 0 {
+		b.WriteString(none)
+		return
 	}
-	if err := strictObject(data, &env); err != nil || env.SourceVersion != 2 || len(env.Comments) != len(sectionRoles) {
-		return runtime("source_invalid", nil, "the source envelope is not a version 2 envelope with %d sections", len(sectionRoles))
+	b.WriteString(heading + "\n")
+	for _, s := range list {
+		fmt.Fprintf(b, "- %s\n", s)
 	}
-	for i, role := range sectionRoles {
-		r.Sections = append(r.Sections, section{Key: strings.ReplaceAll(role, "_", "-"), Role: role,
-			Title: strings.ReplaceAll(role, "_", " "), Markdown: env.Comments[i].Body})
-	}
-	rev := digest(data)
-	r.Source, _ = json.Marshal(map[string]any{"kind": "change_issue", "canonical_url": env.CanonicalURL,
-		"issue_id": env.IssueID, "source_revision": rev, "manifest_revision": rev, "requirements_revision": r.requirementsRevision()})
-	return nil
 }
 
-func (r *run) requirementsRevision() string {
-	data, _ := json.Marshal(r.Sections)
-	return digest(data)
+// skipped moves the Run on after the current Action was skipped.
+func (r *run) skipped(w *workspace) {
+	kind := r.Action.Kind
+	r.Records[len(r.Records)-1].Skipped = true
+	r.Action, r.Queue = nil, nil
+	switch {
+	case kind == kindReview:
+		r.ReviewPending = false
+		r.issue(kindSummarize, briefSummarize, nil)
+	case kind == kindSummarize:
+		r.end(w)
+	case !r.observe(w):
+	case r.ReviewPending:
+		r.issue(kindReview, briefReview, nil)
+	default:
+		r.issue(kindSummarize, briefSummarize, nil)
+	}
 }
 
-// requirements is an issue-backed Action's catalog and pinned reader.
-func (r *run) requirements(actionID string) *slipway.Requirements {
-	req := &slipway.Requirements{RequirementsRevision: r.requirementsRevision(), Sections: []slipway.RequirementSection{},
-		Reader: slipway.MaterialReader{Operation: "read_material",
-			BaseArgv: []string{"slipway", "protocol", "material", "--root", r.Root, "--run", r.ID, "--action", actionID},
-			Input:    slipway.Input{Name: "section", Type: "enum", Flag: "--section", Required: true}}}
-	for _, s := range r.Sections {
-		req.Sections = append(req.Sections, slipway.RequirementSection{Key: s.Key, Role: s.Role, Title: s.Title,
-			SectionRevision: digest([]byte(s.Key + "\x00" + s.Markdown)), MaterialSHA256: digest([]byte(s.Markdown)), Bytes: len(s.Markdown)})
-		req.RequiredForAction = append(req.RequiredForAction, s.Key)
+// voidCurrent marks an outstanding Action void, as a resume does.
+func (r *run) voidCurrent() {
+	if r.Action == nil {
+		return
 	}
-	req.Reader.Input.Choices = req.RequiredForAction
-	return req
+	for i := range r.Records {
+		if r.Records[i].Action.ActionID == r.Action.ActionID && r.Records[i].Outcome == nil {
+			r.Records[i].Voided = true
+		}
+	}
+	r.Action = nil
 }

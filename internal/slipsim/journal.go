@@ -9,44 +9,63 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"syscall"
 	"time"
-
-	"kusaw.dev/step/slipway"
 )
 
-// run is one simulated Run, kept in ROOT/.slipway/runs/ID/run.json; its
-// journal.jsonl beside it records every accepted mutation in order.
+// run is one simulated Run, kept where the CLI keeps it: in the
+// worktree's Git directory, GITDIR/slipway/runs/ID/run.json, with
+// journal.jsonl beside it recording every accepted mutation in order.
+// Nothing of it is in the worktree, so it never shows in a Git diff.
 type run struct {
-	ID            string                      `json:"id"`
-	Root          string                      `json:"root"`
-	Goal          string                      `json:"goal"`
-	State         string                      `json:"state"`
-	PauseReason   string                      `json:"pause_reason,omitempty"`
-	Summary       string                      `json:"summary,omitempty"`
-	Review        bool                        `json:"review"`
-	ReviewPending bool                        `json:"review_pending"`
-	InitialBudget int                         `json:"initial_budget"`
-	Remaining     int                         `json:"remaining"`
-	Seq           int                         `json:"seq"`
-	Action        *slipway.Action             `json:"action,omitempty"`
-	Suggested     *slipway.Suggestion         `json:"suggested,omitempty"`
-	Accepted      map[string]accepted         `json:"accepted"`
-	Pending       *slipway.DestructiveRequest `json:"pending,omitempty"`
-	Sections      []section                   `json:"sections,omitempty"`
-	Source        json.RawMessage             `json:"source,omitempty"`
-	Submits       int                         `json:"submits"`
-	Implements    int                         `json:"implements"`
-	Records       []json.RawMessage           `json:"records"`
-	CreatedAt     string                      `json:"created_at"`
-	UpdatedAt     string                      `json:"updated_at"`
+	ID            string            `json:"id"`
+	Root          string            `json:"root"`
+	GitDir        string            `json:"git_dir"`
+	Goal          string            `json:"goal"`
+	State         string            `json:"state"`
+	PauseReason   string            `json:"pause_reason,omitempty"`
+	Summary       string            `json:"summary,omitempty"`
+	Review        bool              `json:"review"`
+	ReviewPending bool              `json:"review_pending"`
+	InitialBudget int               `json:"initial_budget"`
+	Remaining     int               `json:"remaining"`
+	Action        *actionBody       `json:"action,omitempty"`
+	Queue         []suggestion      `json:"queue"`
+	Accepted      map[string]string `json:"accepted"`  // action id → sha256 of the accepted bytes
+	Responses     map[string][]byte `json:"responses"` // action id → the accepted response
+	Pending       *destructive      `json:"pending,omitempty"`
+	Sections      []section         `json:"sections,omitempty"`
+	Source        json.RawMessage   `json:"source,omitempty"`
+	Initial       *observation      `json:"initial"`
+	Current       *observation      `json:"current"`
+	FinalObserved bool              `json:"final_observed"`
+	Records       []record          `json:"records"`
+	Answers       []answer          `json:"answers"`
+	Observations  []string          `json:"observations"`
+	KnownIssues   []string          `json:"known_issues"`
+	Activities    []activity        `json:"activities"`
+	Submits       int               `json:"submits"`
+	Implements    int               `json:"implements"`
+	LastResume    map[string]any    `json:"last_resume,omitempty"`
+	CreatedAt     string            `json:"created_at"`
+	UpdatedAt     string            `json:"updated_at"`
 	unlock        func()
 }
 
-// accepted is an accepted Outcome: the hash of its exact bytes and the
-// response, replayed for an identical retry.
-type accepted struct {
-	SHA256   string          `json:"sha256"`
-	Response json.RawMessage `json:"response"`
+// record is one issued Action and what became of it.
+type record struct {
+	Action  actionBody      `json:"action"`
+	Outcome json.RawMessage `json:"outcome,omitempty"`
+	SHA256  string          `json:"outcome_payload_sha256,omitempty"`
+	Skipped bool            `json:"skipped,omitempty"`
+	Voided  bool            `json:"voided,omitempty"`
+}
+
+// answer is a person's decision text.
+type answer struct {
+	ActionID string `json:"action_id"`
+	Text     string `json:"text"`
 }
 
 // section is one section of an issue-backed Run.
@@ -55,36 +74,46 @@ type section struct {
 	Role     string `json:"role"`
 	Title    string `json:"title"`
 	Markdown string `json:"markdown"`
+	Revision string `json:"revision"`
+	Material string `json:"material"`
 }
 
-func runDir(root, id string) string { return filepath.Join(root, ".slipway", "runs", id) }
+func (w *workspace) runDir(id string) string { return filepath.Join(w.gitDir, "slipway", "runs", id) }
 
-func newRunID() string {
-	b := make([]byte, 6)
+// newID is a random version 4 UUID, the form of the CLI's ids.
+func newID() string {
+	b := make([]byte, 16)
 	rand.Read(b)
-	return "run-" + hex.EncodeToString(b)
+	b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
+	h := hex.EncodeToString(b)
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
+
+var runIDForm = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
 func digest(data []byte) string {
 	sum := sha256.Sum256(data)
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-func now() string { return time.Now().UTC().Format(time.RFC3339) }
+func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
 
 // create makes a new Run's folder and takes its lock.
-func create(r *run) error {
-	if err := os.MkdirAll(runDir(r.Root, r.ID), 0o700); err != nil {
+func create(w *workspace, r *run) error {
+	if err := os.MkdirAll(w.runDir(r.ID), 0o700); err != nil {
 		return err
 	}
-	return r.lock()
+	return r.lock(w)
 }
 
-// load reads and locks the Run id under root.
-func load(root, id string) (*run, error) {
-	data, err := os.ReadFile(filepath.Join(runDir(root, id), "run.json"))
+// load reads and locks the Run id of the workspace.
+func load(w *workspace, id string) (*run, error) {
+	if !runIDForm.MatchString(id) {
+		return nil, usage("invalid_run_id", "run id %q is not a canonical run id", id)
+	}
+	data, err := os.ReadFile(filepath.Join(w.runDir(id), "run.json"))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, runtime("run_not_found", nil, "no run %q under %s", id, root)
+		return nil, runtime("run_not_found", nil, "run %s was not found", id)
 	}
 	if err != nil {
 		return nil, err
@@ -93,21 +122,21 @@ func load(root, id string) (*run, error) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("journal corrupt: %v", err)
 	}
-	if r.Root != root {
-		return nil, runtime("workspace_mismatch", nil, "run %s belongs to %s", id, r.Root)
-	}
-	return &r, r.lock()
+	return &r, r.lock(w)
 }
 
-// lock takes the Run's single-writer lock.
-func (r *run) lock() error {
-	path := filepath.Join(runDir(r.Root, r.ID), "lock")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+// lock takes the Run's single-writer lock: an advisory lock on run.lock,
+// released by the kernel if the process dies, as the CLI's is.
+func (r *run) lock(w *workspace) error {
+	f, err := os.OpenFile(filepath.Join(w.runDir(r.ID), "run.lock"), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
-		return runtime("run_locked", nil, "run %s has another writer", r.ID)
+		return err
 	}
-	f.Close()
-	r.unlock = func() { os.Remove(path) }
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return runtime("run_busy", nil, "run %s has another writer", r.ID)
+	}
+	r.unlock = func() { f.Close() }
 	return nil
 }
 
@@ -118,7 +147,7 @@ func (r *run) save(event string, detail any) error {
 	if err != nil {
 		return err
 	}
-	dir := runDir(r.Root, r.ID)
+	dir := filepath.Join(r.GitDir, "slipway", "runs", r.ID)
 	if err := appendJSONLine(filepath.Join(dir, "journal.jsonl"), map[string]any{"event": event, "detail": detail, "at": r.UpdatedAt}); err != nil {
 		return err
 	}

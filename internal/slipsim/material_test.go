@@ -31,7 +31,7 @@ func TestMaterialPinnedArgv(t *testing.T) {
 	argv := append(append([]string(nil), req.Reader.BaseArgv...), "--section", req.RequiredForAction[1])
 	r := w.call(argv[1:]...)
 	var m slipway.Material
-	if r.exit != 0 || json.Unmarshal(r.stdout, &m) != nil || m.Section.Markdown != "Print hello." {
+	if r.exit != 0 || json.Unmarshal(r.stdout, &m) != nil || m.Section.Markdown != "# Requirements\n\nPrint `hello, NAME` on start.\n" {
 		t.Fatalf("material: exit %d %s %s", r.exit, r.stdout, r.stderr)
 	}
 	synopsis := []string{"protocol", "material", "--run", st.RunID, "--action", st.Action.ActionID, "--root", w.root, "--section", "outcome"}

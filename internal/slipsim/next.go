@@ -1,19 +1,23 @@
 package slipsim
 
 import (
-	"encoding/json"
-
-	"kusaw.dev/step/slipway"
+	"fmt"
+	"io"
+	"strings"
 )
 
-// workspaceID is the simulated workspace identity of root.
-func workspaceID(root string) string { return digest([]byte("workspace\x00" + root)) }
+// workspaceID is the simulated workspace identity of the worktree.
+func (r *run) workspaceID() string { return workspaceID(r.Root, r.GitDir) }
 
-func nextOf(root, op string, variants ...map[string]any) map[string]any {
+func workspaceID(root, gitDir string) string {
+	return digest([]byte("workspace\x00" + root + "\x00" + gitDir))
+}
+
+func nextOf(wsID, op string, variants ...map[string]any) map[string]any {
 	if variants == nil {
 		variants = []map[string]any{}
 	}
-	return map[string]any{"operation": op, "workspace_identity": workspaceID(root), "variants": variants}
+	return map[string]any{"operation": op, "workspace_identity": wsID, "variants": variants}
 }
 
 func variant(id string, argv []string, inputs ...map[string]any) map[string]any {
@@ -32,30 +36,38 @@ func (r *run) actionArgv(op string) []string {
 	return []string{"slipway", "protocol", op, "--run", r.ID, "--action", r.Action.ActionID, "--root", r.Root}
 }
 
-// next is the Run's typed next operation.
+func (r *run) resumeVariant() map[string]any {
+	return variant("resume-ad-hoc", []string{"slipway", "protocol", "resume", r.ID, "--root", r.Root},
+		input("budget", "string", "--budget", false))
+}
+
+// next is the Run's typed next operation. An environment pause is
+// resumed, not answered: there is nothing to tell the CLI, only a
+// world to fix.
 func (r *run) next() map[string]any {
+	ws := r.workspaceID()
 	switch {
 	case r.State == "active":
-		return nextOf(r.Root, "action",
+		return nextOf(ws, "action",
 			variant("submit-outcome-file", r.actionArgv("submit"), input("outcome_file", "path", "--outcome-file", true)),
 			variant("submit-outcome-stdin", append(r.actionArgv("submit"), "--outcome-stdin")),
 			variant("skip-action", r.actionArgv("skip")))
-	case r.State == "paused" && r.PauseReason == slipway.PauseDestructive:
+	case r.State == "paused" && r.PauseReason == pauseDestructive:
 		confirm := append(r.actionArgv("answer"), "--confirm-destructive", "--scope-sha256", r.Pending.ScopeSHA256)
-		return nextOf(r.Root, "answer",
+		return nextOf(ws, "answer",
 			variant("confirm-destructive", confirm, input("text_file", "path", "--text-file", false)),
 			variant("decline-or-feedback", r.actionArgv("answer"), input("text_file", "path", "--text-file", true)),
 			variant("skip-action", r.actionArgv("skip")))
-	case r.State == "paused" && r.PauseReason != slipway.PauseBudgetExhausted:
-		return nextOf(r.Root, "answer",
+	case r.State == "paused" && r.PauseReason == pauseDecision:
+		return nextOf(ws, "answer",
 			variant("answer-decision", r.actionArgv("answer"), input("text_file", "path", "--text-file", true)),
 			variant("skip-action", r.actionArgv("skip")))
+	case r.State == "paused" && r.PauseReason == pauseEnvironment && r.Action != nil:
+		return nextOf(ws, "resume", r.resumeVariant(), variant("skip-action", r.actionArgv("skip")))
 	case r.State == "paused" || r.State == "stopped":
-		return nextOf(r.Root, "resume",
-			variant("resume-ad-hoc", []string{"slipway", "protocol", "resume", r.ID, "--root", r.Root},
-				input("budget", "string", "--budget", false)))
+		return nextOf(ws, "resume", r.resumeVariant())
 	}
-	return nextOf(r.Root, "none")
+	return nextOf(ws, "none")
 }
 
 // stateBody is a mutation's success response.
@@ -67,7 +79,7 @@ func (r *run) stateBody(extra map[string]any) map[string]any {
 	if r.Summary != "" {
 		body["summary"] = r.Summary
 	}
-	if r.Action != nil {
+	if r.Action != nil && (r.State == "active" || r.State == "paused") {
 		body["action"] = r.Action
 	}
 	for k, v := range extra {
@@ -76,22 +88,22 @@ func (r *run) stateBody(extra map[string]any) map[string]any {
 	return body
 }
 
-// statusCommand is the targeted, read-only status recovery of the Run.
-func (r *run) statusCommand() map[string]any {
-	return nextOf(r.Root, "command", variant("status", []string{"slipway", "status", r.ID, "--root", r.Root}))
+// inspectRun is the CLI's targeted, read-only recovery for one Run: the
+// text status command, variant id inspect-run, without --json.
+func (r *run) inspectRun() map[string]any {
+	return nextOf(r.workspaceID(), "command", variant("inspect-run", []string{"slipway", "status", r.ID, "--root", r.Root}))
 }
 
-// statusBody is `slipway status RUN --root ROOT`.
+// statusBody is `slipway status RUN --root ROOT --json`.
 func (r *run) statusBody() map[string]any {
-	git := gitObservation()
 	body := map[string]any{
 		"contract_version": 2, "id": r.ID, "goal": r.Goal, "workspace": r.Root,
-		"workspace_identity": map[string]any{"version": 1, "worktree_root": r.Root, "git_dir": r.Root + "/.git",
-			"git_common_dir": r.Root + "/.git", "id": workspaceID(r.Root)},
+		"workspace_identity": map[string]any{"version": 1, "worktree_root": r.Root, "git_dir": r.GitDir,
+			"git_common_dir": r.GitDir, "id": r.workspaceID()},
 		"workspace_foreign": false, "state": r.State, "review_enabled": r.Review, "review_pending": r.ReviewPending,
-		"initial_budget": r.InitialBudget, "remaining_budget": r.Remaining, "initial_git": git, "current_git": git,
-		"final_git_observed": r.State == "ended", "actions": r.Records, "created_at": r.CreatedAt,
-		"updated_at": r.UpdatedAt, "next": r.next(),
+		"initial_budget": r.InitialBudget, "remaining_budget": r.Remaining, "initial_git": gitBody(r.Initial),
+		"current_git": gitBody(r.Current), "final_git_observed": r.FinalObserved, "actions": r.Records,
+		"created_at": r.CreatedAt, "updated_at": r.UpdatedAt, "next": r.next(),
 	}
 	if r.PauseReason != "" {
 		body["pause_reason"] = r.PauseReason
@@ -99,35 +111,84 @@ func (r *run) statusBody() map[string]any {
 	if r.Summary != "" {
 		body["summary"] = r.Summary
 	}
-	if r.Action != nil {
+	if r.Action != nil && (r.State == "active" || r.State == "paused") {
 		body["current_action"] = r.Action
 	}
 	if r.Pending != nil {
 		body["pending_destructive_request"] = r.Pending
 	}
+	if r.LastResume != nil {
+		body["last_resume_result"] = r.LastResume
+	}
 	return body
 }
 
-// gitObservation is a constant observation: the simulator does not look
-// at Git.
-func gitObservation() map[string]any {
+// gitBody is an observation in the status's shape.
+func gitBody(o *observation) map[string]any {
 	zero := digest(nil)
-	return map[string]any{"version": 1, "head": "", "index_fingerprint": zero, "status_fingerprint": zero,
-		"snapshot_hash": zero, "path_count": 0, "path_fingerprint": zero, "details_truncated": false,
-		"content_observation_complete": true, "content_bytes_hashed": 0, "content_byte_limit": 1 << 20,
+	return map[string]any{"version": 1, "head": o.Head, "index_fingerprint": zero, "status_fingerprint": o.Snapshot,
+		"snapshot_hash": o.Snapshot, "path_count": len(o.Dirty), "path_fingerprint": zero, "details_truncated": false,
+		"content_observation_complete": true, "content_bytes_hashed": 0, "content_byte_limit": 64 << 20,
 		"content_byte_limit_exceeded": false, "content_deadline_exceeded": false,
-		"dirty_files": []string{}, "path_observations": []any{}}
+		"dirty_files": o.Dirty, "path_observations": []any{}}
 }
 
-// record appends an action record (the action and, if any, its outcome).
-func (r *run) record(outcome json.RawMessage, sha string, skipped bool) {
-	rec := map[string]any{"action": r.Action}
-	if outcome != nil {
-		rec["outcome"], rec["outcome_payload_sha256"] = outcome, sha
+// writeStatusText is `slipway status RUN --root ROOT` without --json: the
+// text a person reads, which no host can parse as JSON.
+func (r *run) writeStatusText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Run: %s\nState: %s\nGoal: %s\nBudget remaining: %d\n", r.ID, r.State, r.Goal, r.Remaining)
+	if r.PauseReason != "" {
+		fmt.Fprintf(&b, "Pause reason: %s\n", r.PauseReason)
 	}
-	if skipped {
-		rec["skipped"] = true
+	if q := r.pendingQuestion(); q != "" {
+		fmt.Fprintf(&b, "Pending question: %s\n", q)
 	}
-	data, _ := json.Marshal(rec)
-	r.Records = append(r.Records, data)
+	if r.Action != nil && (r.State == "active" || r.State == "paused") {
+		fmt.Fprintf(&b, "Current action: %s (%s)\n", r.Action.ActionID, r.Action.Kind)
+	}
+	b.WriteString(r.Summary)
+	writeNextText(&b, r.next())
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeNextText renders a next as "Next choices:" lines, as the CLI does.
+func writeNextText(b *strings.Builder, next map[string]any) {
+	variants := next["variants"].([]map[string]any)
+	if next["operation"] == "none" {
+		return
+	}
+	b.WriteString("Next choices:\n")
+	for _, v := range variants {
+		var missing []string
+		for _, in := range v["inputs"].([]map[string]any) {
+			if in["required"] == true {
+				missing = append(missing, fmt.Sprintf("%s (%s via %s)", in["name"], in["type"], in["flag"]))
+			}
+		}
+		if len(missing) > 0 {
+			fmt.Fprintf(b, "- %s: requires %s\n", v["id"], strings.Join(missing, ", "))
+			continue
+		}
+		fmt.Fprintf(b, "- %s: %s\n", v["id"], strings.Join(v["base_argv"].([]string), " "))
+	}
+}
+
+// pendingQuestion is the question of the paused current Action, if any.
+func (r *run) pendingQuestion() string {
+	if r.Action == nil {
+		return ""
+	}
+	for i := len(r.Records) - 1; i >= 0; i-- {
+		rec := r.Records[i]
+		if rec.Action.ActionID != r.Action.ActionID || rec.Outcome == nil {
+			continue
+		}
+		var o outcomeBody
+		if err := strictObject(rec.Outcome, &o); err == nil && o.Pause != nil {
+			return strings.Join(strings.Fields(o.Pause.Question), " ")
+		}
+	}
+	return ""
 }

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-
-	"kusaw.dev/step/slipway"
 )
 
 // cmdSubmit accepts an Outcome for the current Action. A retry with the
@@ -23,10 +21,10 @@ func (s *sim) cmdSubmit(args []string) (err error) {
 	}
 	id, sha := f.vals["--action"], digest(data)
 	if acc, ok := r.Accepted[id]; ok {
-		if acc.SHA256 != sha {
+		if acc != sha {
 			return runtime("outcome_conflict", r.next(), "action %s already has an accepted outcome with other bytes", id)
 		}
-		_, err := s.stdout.Write(append(acc.Response, '\n'))
+		_, err := s.stdout.Write(append(r.Responses[id], '\n'))
 		return err
 	}
 	if err := r.current(id, "active"); err != nil {
@@ -41,26 +39,20 @@ func (s *sim) cmdSubmit(args []string) (err error) {
 
 // accept journals an accepted Outcome, moves the Run on and answers,
 // misbehaving as the scenarios ask.
-func (s *sim) accept(r *run, o *slipway.Outcome, data []byte, sha string) error {
+func (s *sim) accept(r *run, o *outcomeBody, data []byte, sha string) error {
 	kind := r.Action.Kind
-	if o.Status == "needs_input" {
-		if err := r.pause(o.Pause); err != nil {
-			return err
-		}
-	}
-	r.record(data, sha, false)
-	if o.Status != "needs_input" {
-		r.advance(kind, o)
-	}
+	rec := &r.Records[len(r.Records)-1]
+	rec.Outcome, rec.SHA256 = append(json.RawMessage(nil), data...), sha
+	r.accepted(s.ws, o)
 	r.Submits++
-	if kind == slipway.KindImplement {
+	if kind == kindImplement {
 		r.Implements++
 	}
 	resp, err := json.Marshal(r.stateBody(nil))
 	if err != nil {
 		return err
 	}
-	r.Accepted[o.ActionID] = accepted{SHA256: sha, Response: resp}
+	r.Accepted[o.ActionID], r.Responses[o.ActionID] = sha, resp
 	if err := r.save("submit", map[string]any{"action_id": o.ActionID, "sha256": sha}); err != nil {
 		return err
 	}
@@ -68,10 +60,10 @@ func (s *sim) accept(r *run, o *slipway.Outcome, data []byte, sha string) error 
 	case s.has(ScenarioLoseResponse) && r.Submits == 1:
 		_, err := s.stdout.Write(resp[:len(resp)/2])
 		return err
-	case s.has(ScenarioCommitOutputFails) && kind == slipway.KindImplement && r.Implements == 1:
-		return &cliError{code: slipway.CodeMutationCommittedOutputFailed, exit: 3, next: r.statusCommand(),
-			message: "the outcome was committed but the response could not be written",
-			details: map[string]any{"phase": "render_response", "committed": true, "projection_stale": false,
+	case s.has(ScenarioCommitOutputFails) && kind == kindImplement && r.Implements == 1:
+		return &cliError{code: "mutation_committed_output_failed", exit: 3, next: r.inspectRun(),
+			message: "mutation committed, but its response could not be emitted; do not retry blindly",
+			details: map[string]any{"phase": "response_output", "committed": true, "projection_stale": false,
 				"namespace_detached": false, "ambiguous": false}}
 	}
 	_, err = s.stdout.Write(append(resp, '\n'))
@@ -111,6 +103,9 @@ func (s *sim) cmdAnswer(args []string) (err error) {
 	if err := r.current(id, "paused"); err != nil {
 		return err
 	}
+	if r.PauseReason != pauseDecision && r.PauseReason != pauseDestructive {
+		return runtime("answer_not_allowed", r.next(), "a %s pause is resumed, not answered", r.PauseReason)
+	}
 	var text []byte
 	if path, ok := f.vals["--text-file"]; ok {
 		if text, err = readPrivate("--text-file", path, 1<<20, false); err != nil {
@@ -123,11 +118,9 @@ func (s *sim) cmdAnswer(args []string) (err error) {
 	if _, ok := f.vals["--scope-sha256"]; ok || len(text) == 0 {
 		return usage("answer_input", "an answer needs --text-file; --scope-sha256 only with --confirm-destructive")
 	}
-	kind, prefix := r.Action.Kind, "Answer: "
-	if r.PauseReason == slipway.PauseDestructive {
-		prefix = "The destructive request was declined: "
-	}
-	r.issue(kind, "Continue with the answer.", prefix+string(text), nil)
+	r.Answers = append(r.Answers, answer{ActionID: id, Text: string(text)})
+	r.Action = nil
+	r.issue(kindOrient, briefReorient, nil)
 	if err := r.save("answer", id); err != nil {
 		return err
 	}
@@ -136,7 +129,7 @@ func (s *sim) cmdAnswer(args []string) (err error) {
 
 // grant authorizes exactly the pending destructive scope.
 func (s *sim) grant(r *run, scope string) error {
-	if r.PauseReason != slipway.PauseDestructive || r.Pending == nil {
+	if r.PauseReason != pauseDestructive || r.Pending == nil {
 		return runtime("no_destructive_request", r.next(), "the current pause is %s", r.PauseReason)
 	}
 	if scope != r.Pending.ScopeSHA256 {
@@ -145,14 +138,16 @@ func (s *sim) grant(r *run, scope string) error {
 	p := r.Pending
 	grant := map[string]any{"request_id": p.RequestID, "originating_action_id": r.Action.ActionID, "scope_version": 1,
 		"scope_sha256": p.ScopeSHA256, "targets": p.Targets, "impact": p.Impact, "confirmed_at": now()}
-	r.issue(slipway.KindImplement, "Carry out the confirmed destructive change.", "", grant)
+	r.issue(kindImplement, briefGranted, grant)
 	if err := r.save("grant", p.ScopeSHA256); err != nil {
 		return err
 	}
 	return s.ok(r.stateBody(nil))
 }
 
-// cmdResume resumes a Run whose typed next is resume.
+// cmdResume resumes a Run whose typed next is resume: any outstanding
+// Action is voided and a fresh Orient issued. Without --budget a positive
+// remaining budget is kept and zero becomes max(initial, 3).
 func (s *sim) cmdResume(args []string) error {
 	r, f, err := s.openRun("resume", args, []string{"--budget"}, nil)
 	if err != nil {
@@ -162,21 +157,27 @@ func (s *sim) cmdResume(args []string) error {
 	if op := r.next()["operation"]; op != "resume" {
 		return runtime("resume_not_allowed", r.next(), "run %s cannot be resumed while its next is %v", r.ID, op)
 	}
-	applied := false
 	if b, ok := f.vals["--budget"]; ok {
 		n, err := parseBudget(b)
 		if err != nil {
 			return err
 		}
-		r.Remaining, applied = n, true
+		r.Remaining = n
 	} else if r.Remaining == 0 {
 		r.Remaining = max(r.InitialBudget, 3)
 	}
-	r.issue(slipway.KindOrient, "Orient again: the Run was resumed.", "", nil)
-	if err := r.save("resume", map[string]any{"budget_applied": applied}); err != nil {
+	r.voidCurrent()
+	r.Pending = nil
+	if cur, err := s.ws.observe(); err == nil {
+		r.Current = cur
+		r.ReviewPending = r.Review && cur.Snapshot != r.Initial.Snapshot
+	}
+	r.issue(kindOrient, briefResume, nil)
+	r.LastResume = map[string]any{"operation": "ad_hoc_resumed", "budget_applied": true}
+	if err := r.save("resume", r.LastResume); err != nil {
 		return err
 	}
-	return s.ok(r.stateBody(map[string]any{"resume_operation": "ad_hoc_resumed", "budget_applied": applied}))
+	return s.ok(r.stateBody(map[string]any{"resume_operation": "ad_hoc_resumed", "budget_applied": true}))
 }
 
 // cmdMaterial reads one section through the pinned nine-element argv plus
@@ -188,7 +189,7 @@ func (s *sim) cmdMaterial(args []string) error {
 	if err := s.checkRoot(args[1]); err != nil {
 		return err
 	}
-	r, err := load(args[1], args[3])
+	r, err := load(s.ws, args[3])
 	if err != nil {
 		return err
 	}
@@ -201,7 +202,7 @@ func (s *sim) cmdMaterial(args []string) error {
 			return s.ok(map[string]any{"contract_version": 2, "message_type": "action_material", "run_id": r.ID,
 				"action_id": r.Action.ActionID, "requirements_revision": r.requirementsRevision(),
 				"section": map[string]any{"key": sec.Key, "role": sec.Role, "title": sec.Title,
-					"section_revision": digest([]byte(sec.Key + "\x00" + sec.Markdown)), "markdown": sec.Markdown}})
+					"section_revision": sec.Revision, "markdown": sec.Markdown}})
 		}
 	}
 	return runtime("unknown_section", r.next(), "run %s has no section %q", r.ID, args[7])

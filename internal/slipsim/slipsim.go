@@ -2,18 +2,27 @@
 // protocol v2, for tests of hosts such as package slipway. Its command
 // (cmd/slipway) is built by the tests and run as a real process.
 //
-// It implements the page's CLI surface (run, protocol submit, answer,
-// skip, resume and material, status, stop) with contract_version 2 and a
-// journal under ROOT/.slipway, and it rejects what a host must not do:
+// It is written from the real CLI's observable behaviour (its public
+// source read, its binary run), never from a host's types: it imports no
+// host package. It implements the CLI surface (run, protocol submit,
+// answer, skip, resume and material, status, stop) with contract_version
+// 2: a --root must be a Git worktree (else exit 2
+// git_repository_required); the journal lives in the worktree's Git
+// directory (GITDIR/slipway/runs/ID); Review is decided from the Git
+// difference since the Run's start, not from what an agent claims; status
+// and stop print text unless --json is given; the end summary is the
+// CLI's own report; an environment pause is resumed (next resume), and a
+// committed mutation whose response failed points at the text status
+// command (variant inspect-run). It rejects what a host must not do:
 // a goal on argv or in a file that is not private and regular, flags out
 // of the pinned order, unknown or duplicate flags, stale action ids, an
 // Outcome that is not strict or not a legal combination, different bytes
 // resubmitted for an accepted action, a destructive grant for another
 // scope, and resume while the typed next is not resume.
 //
-// It does not simulate a model, GitHub, Git observation (fingerprints are
-// constants), Windows display commands or concurrent writers beyond a lock
-// file.
+// It does not simulate a model, GitHub, source refresh on resume,
+// Windows display commands, bounded Git content observation or the
+// CLI's exact brief and summary wording.
 //
 // Environment: SLIPSIM_SCENARIO picks a misbehaviour (see the Scenario
 // constants; several may be given, comma-separated), and SLIPSIM_ARGV_LOG
@@ -34,10 +43,11 @@ const (
 	// ScenarioCrash: every invocation fails without a structured error
 	// (exit 1).
 	ScenarioCrash = "crash"
-	// ScenarioUsage: `run` reports a usage error (exit 2).
+	// ScenarioUsage: `run` reports a usage error (exit 2,
+	// goal_required), as the CLI does for a run without a goal.
 	ScenarioUsage = "usage-error"
-	// ScenarioRuntime: `run` reports a runtime error (exit 3) with a
-	// doctor recovery.
+	// ScenarioRuntime: `run` reports a runtime error (exit 3,
+	// runtime_error) with a status recovery.
 	ScenarioRuntime = "runtime-error"
 	// ScenarioLoseResponse: the first submit of a Run commits, then
 	// writes a truncated response.
@@ -54,7 +64,7 @@ type sim struct {
 	stdout    io.Writer
 	stderr    io.Writer
 	scenarios []string
-	root      string // the --root, once known, for error next objects
+	ws        *workspace // the --root's worktree, once known
 }
 
 // Main runs one invocation of the simulated CLI with args (without the
@@ -152,7 +162,7 @@ func (s *sim) fail(err error) int {
 	}
 	next := ce.next
 	if next == nil {
-		next = nextOf(s.root, "none")
+		next = nextOf(s.wsID(), "none")
 	}
 	body := map[string]any{"contract_version": 2, "code": ce.code, "message": ce.message, "exit_code": ce.exit, "next": next}
 	if ce.details != nil {
@@ -161,6 +171,26 @@ func (s *sim) fail(err error) int {
 	data, _ := json.Marshal(body)
 	fmt.Fprintf(s.stderr, "%s\n", data)
 	return ce.exit
+}
+
+// wsID is the workspace identity for an error's next: the worktree's
+// when known, else the working directory's.
+func (s *sim) wsID() string {
+	if s.ws != nil {
+		return workspaceID(s.ws.root, s.ws.gitDir)
+	}
+	wd, _ := os.Getwd()
+	return workspaceID(wd, "")
+}
+
+// text writes a person's text and the next as choices, as the CLI does
+// without --json.
+func (s *sim) text(head string, next map[string]any) error {
+	var b strings.Builder
+	b.WriteString(head)
+	writeNextText(&b, next)
+	_, err := io.WriteString(s.stdout, b.String())
+	return err
 }
 
 // ok writes a success body on stdout.

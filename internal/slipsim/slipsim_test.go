@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,11 +29,12 @@ type world struct {
 	env      map[string]string
 	checker  *schemacheck.Checker
 	goalFile string
+	bin      string // a real Slipway CLI to run instead of the simulator
 }
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	w := &world{t: t, root: t.TempDir(), env: map[string]string{}}
+	w := &world{t: t, root: gitWorktree(t), env: map[string]string{}}
 	c, err := schemacheck.Open(schemacheck.DefaultDir())
 	switch {
 	case errors.Is(err, schemacheck.ErrNoSchemas):
@@ -42,6 +45,26 @@ func newWorld(t *testing.T) *world {
 	w.checker = c
 	w.goalFile = w.private("goal.txt", "Add a greeting.")
 	return w
+}
+
+// write writes a file into the worktree, as an agent's edit.
+func (w *world) write(name, text string) {
+	w.t.Helper()
+	if err := os.WriteFile(filepath.Join(w.root, name), []byte(text), 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// gitWorktree is a new Git worktree with one commit, as the CLI needs.
+func gitWorktree(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "start"}} {
+		if out, err := exec.Command("git", append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return root
 }
 
 // private writes a 0600 file in a temp folder.
@@ -55,7 +78,20 @@ func (w *world) private(name, text string) string {
 
 func (w *world) call(args ...string) simRun {
 	var out, errb bytes.Buffer
-	code := slipsim.Main(args, strings.NewReader(""), &out, &errb, func(k string) string { return w.env[k] })
+	var code int
+	if w.bin != "" {
+		cmd := exec.Command(w.bin, args...)
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			w.t.Fatalf("%s: %v", w.bin, err)
+		}
+	} else {
+		code = slipsim.Main(args, strings.NewReader(""), &out, &errb, func(k string) string { return w.env[k] })
+	}
 	r := simRun{exit: code, stdout: out.Bytes(), stderr: errb.Bytes()}
 	switch code {
 	case 0:
@@ -70,6 +106,8 @@ func (w *world) call(args ...string) simRun {
 func (w *world) valid(args []string, body []byte) {
 	def := "protocolState"
 	switch {
+	case args[0] == "status" && !slices.Contains(args, "--json"):
+		return // text for a person
 	case args[0] == "status":
 		def = "runStatus"
 	case len(args) > 1 && args[1] == "material":
