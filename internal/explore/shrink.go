@@ -1,0 +1,130 @@
+package explore
+
+import "strconv"
+
+// Shrink returns a smaller request that still fails: fewer fields that
+// differ from base, shorter arrays and strings, numbers moved to base's.
+// valid says whether a candidate is a valid request (it costs nothing:
+// no step runs); fails runs a valid candidate and reports whether it
+// fails the same way. Shrink calls fails at most budget times and returns
+// the smallest failing request found, and how many runs it made.
+//
+// It is delta debugging on the request tree: first it puts back whole
+// subtrees of base (parents before children, so one call can undo a
+// hundred changes), then it cuts array elements and halves strings in
+// what is left. The order is fixed, so a deterministic step shrinks to
+// the same request every time.
+func Shrink(doc, base map[string]any, budget int, valid, fails func(map[string]any) bool) (map[string]any, int) {
+	calls := 0
+	try := func(c any) bool {
+		m := c.(map[string]any)
+		if calls >= budget || !valid(m) {
+			return false
+		}
+		calls++
+		return fails(m)
+	}
+	for calls < budget {
+		next, ok := firstSmaller(doc, base, try)
+		if !ok {
+			break
+		}
+		doc = next
+	}
+	return doc, calls
+}
+
+// firstSmaller returns the first candidate smaller than doc that try
+// accepts.
+func firstSmaller(doc, base map[string]any, try func(any) bool) (map[string]any, bool) {
+	for _, c := range candidates(doc, base) {
+		if try(c) {
+			return c.(map[string]any), true
+		}
+	}
+	return nil, false
+}
+
+// candidates lists, lazily enough for a shrinker, the one-step
+// simplifications of doc: each differing subtree put back to base (or
+// removed when base lacks it), then each array element removed, each
+// string halved, each number set to 0.
+func candidates(doc, base map[string]any) []any {
+	var out []any
+	walk(doc, nil, func(p path, v any) bool {
+		if pinned(p) {
+			return false
+		}
+		b, has := lookup(base, p)
+		switch {
+		case has && equal(v, b):
+			return false // nothing to undo below
+		case len(p) == 0:
+		case has:
+			out = append(out, replaced(doc, p, b, false))
+		default:
+			out = append(out, replaced(doc, p, nil, true))
+		}
+		out = append(out, restored(doc, p, v, b)...)
+		return true
+	})
+	walk(doc, nil, func(p path, v any) bool {
+		if pinned(p) {
+			return false
+		}
+		if b, has := lookup(base, p); has && equal(v, b) {
+			return false
+		}
+		switch v := v.(type) {
+		case []any:
+			for i := len(v) - 1; i >= 0; i-- {
+				out = append(out, replaced(doc, p.child(strconv.Itoa(i)), nil, true))
+			}
+		case string:
+			if r := []rune(v); len(r) > 1 {
+				out = append(out, replaced(doc, p, string(r[:len(r)/2]), false))
+			}
+		case float64:
+			if v != 0 {
+				out = append(out, replaced(doc, p, 0.0, false))
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// restored returns doc with each field the base has in its object b at p
+// and v lacks put back, one candidate a field.
+func restored(doc any, p path, v, b any) []any {
+	vm, ok1 := v.(map[string]any)
+	bm, ok2 := b.(map[string]any)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	var out []any
+	for _, k := range sortedKeys(bm) {
+		if _, has := vm[k]; !has {
+			out = append(out, replaced(doc, p.child(k), bm[k], false))
+		}
+	}
+	return out
+}
+
+// walk calls fn for v and, while fn returns true, for every value below
+// it, parents first, keys in order.
+func walk(v any, p path, fn func(path, any) bool) {
+	if !fn(p, v) {
+		return
+	}
+	switch c := v.(type) {
+	case map[string]any:
+		for _, k := range sortedKeys(c) {
+			walk(c[k], p.child(k), fn)
+		}
+	case []any:
+		for i, x := range c {
+			walk(x, p.child(strconv.Itoa(i)), fn)
+		}
+	}
+}
