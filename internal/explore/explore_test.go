@@ -130,7 +130,6 @@ func edges(doc map[string]any) map[string]bool {
 	}
 }
 
-
 // TestShrink: a request failing for one reason shrinks to the base plus
 // that reason, whatever else the generator put in it.
 func TestShrink(t *testing.T) {
