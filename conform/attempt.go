@@ -114,12 +114,21 @@ func byKind(runs []*attemptRun) map[string]*attemptRun {
 // attempt runs one attempt of mode and watches it: its events and their
 // times, the files it changes, the processes it leaves.
 func (b *battery) attempt(ctx context.Context, mode, kind string) *attemptRun {
+	return b.attemptNamed(ctx, mode, kind, mode+"-"+kind, nil)
+}
+
+// attemptNamed runs an attempt in the folder name; vary, when not nil,
+// turns the request synthesized for the attempt's folders into the one
+// the step is given.
+func (b *battery) attemptNamed(ctx context.Context, mode, kind, name string, vary func([]byte) ([]byte, error)) *attemptRun {
 	r := &attemptRun{mode: mode, kind: kind}
-	name := mode + "-" + kind
 	if r.dirs, r.err = b.newDirs(name); r.err != nil {
 		return r
 	}
 	raw, err := b.request(r)
+	if err == nil && vary != nil {
+		raw, err = r.vary(raw, vary)
+	}
 	if err != nil {
 		r.err = err
 		return r
@@ -175,6 +184,17 @@ func (b *battery) request(r *attemptRun) ([]byte, error) {
 		return raw, err
 	}
 	return withUnknownFields(raw)
+}
+
+// vary applies vary to the request and keeps the result as the run's
+// request.
+func (r *attemptRun) vary(raw []byte, vary func([]byte) ([]byte, error)) ([]byte, error) {
+	raw, err := vary(raw)
+	if err != nil {
+		return nil, err
+	}
+	r.req, err = request.Decode(raw)
+	return raw, err
 }
 
 // withUnknownFields adds fields no version of the protocol defines to the

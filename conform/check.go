@@ -29,7 +29,7 @@ const (
 // Check is one rule of the protocol the battery enforces. Its ID is
 // stable: reports, --focus and --skip name it.
 type Check struct {
-	ID    string `json:"id"`    // e.g. "HS-001"; HS handshake, AT attempt, IA interactive
+	ID    string `json:"id"`    // e.g. "HS-001"; HS handshake, AT attempt, IA interactive, EX explore
 	Spec  string `json:"spec"`  // the spec field or rule it enforces, e.g. "handshake.protocol_versions"
 	Level Level  `json:"level"` // MUST or SHOULD
 	Title string `json:"title"` // what a conforming step does, e.g. "the handshake exits 0 within the timeout"
@@ -62,6 +62,8 @@ var Checks = []Check{
 	{"AT-014", "Score outputs", Should, "score mode outputs follow Score outputs"},
 	{"AT-016", "result, events", Should, "the result and the events name only fields the protocol defines"},
 	{"IA-001", "KUSAW_REQUEST, KUSAW_EVENTS, KUSAW_RESULT", Must, "an interactive step follows the request/events/result file flow on a pty"},
+	{"EX-001", "request", Must, "no crash, hang or protocol failure on any valid request (--explore)"},
+	{"EX-002", "result.status", Should, "the same generated request gives the same verdict (--explore)"},
 }
 
 // lookup returns the check with id; it panics on an unknown id, which is a

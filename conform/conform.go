@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -49,8 +50,19 @@ type Options struct {
 	// CompletionGrace is the requests' completion_grace_seconds, rounded
 	// up to whole seconds; 0 means DefaultCompletionGrace.
 	CompletionGrace time.Duration
+	// Explore is how many attempts on requests generated from the request
+	// schema run after the battery (checks EX-001 and EX-002); 0 means none.
+	Explore int
+	// Seed picks the generated requests: the same seed gives the same
+	// requests. 0 means a random seed, reported in [Exploration.Seed].
+	Seed uint64
+	// Progress, when not nil, hears after each batch of explored attempts
+	// how many are done of how many, and how many findings there are.
+	Progress func(done, total, findings int)
 	// Scratch is the folder the battery works in (worktrees, artifacts,
 	// attempt folders); "" means a new temporary folder, removed at the end.
+	// Exploration findings are kept in it, or else in a temporary folder of
+	// their own that is not removed.
 	Scratch string
 }
 
@@ -82,7 +94,8 @@ type Report struct {
 	Command  []string      `json:"command"`
 	Step     string        `json:"step,omitzero"` // name and version, from the handshake
 	Outcomes []Outcome     `json:"outcomes"`
-	Duration time.Duration `json:"-"` // how long the battery took
+	Explore  *Exploration  `json:"explore,omitzero"` // what --explore did; nil without it
+	Duration time.Duration `json:"-"`                // how long the battery took
 }
 
 // Passed reports whether no MUST check failed.
@@ -127,6 +140,12 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Explore <= 0 {
+		maps.DeleteFunc(selected, func(id string, _ bool) bool { return strings.HasPrefix(id, "EX-") })
+		if len(selected) == 0 {
+			return nil, fmt.Errorf("%w: the EX checks run only with --explore N", ErrSelection)
+		}
+	}
 	scratch, cleanup, err := scratchDir(opts.Scratch)
 	if err != nil {
 		return nil, err
@@ -137,7 +156,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	info := b.handshakeChecks(ctx)
 	b.attemptChecks(ctx, info)
 	b.interactiveCheck(ctx, info)
-	rep := &Report{Command: opts.Command, Outcomes: b.sorted(), Duration: time.Since(start)}
+	ex := b.exploreChecks(ctx, info)
+	rep := &Report{Command: opts.Command, Outcomes: b.sorted(), Explore: ex, Duration: time.Since(start)}
 	if info != nil {
 		rep.Step = info.Handshake.Name + " " + info.Handshake.Version
 	}

@@ -97,8 +97,11 @@ var FactoryOnly = []string{"KUSAW_BIN", "KUSAW_ATLAS_TOKEN", "KUSAW_CONNECTOR_TO
 //   - every other variable whose row says it is "Empty during/when ...",
 //     set and empty.
 //
-// So the protocol's reserved names always win over inherited ones. The
-// variables of [FactoryOnly] are never set. req must not be nil.
+// So the protocol's reserved names always win over inherited ones. A
+// value cannot hold a NUL byte (the kernel would end it there, and Go
+// refuses to start the process): NUL bytes are left out of the variable,
+// and the step finds the exact value in the request. The variables of
+// [FactoryOnly] are never set. req must not be nil.
 func Env(base []string, req *protocol.Request, eo EnvOptions) []string {
 	if base == nil {
 		base = os.Environ()
@@ -113,7 +116,7 @@ func Env(base []string, req *protocol.Request, eo EnvOptions) []string {
 	add := func(name, value string) {
 		if !seen[name] {
 			seen[name] = true
-			env = append(env, name+"="+value)
+			env = append(env, name+"="+strings.ReplaceAll(value, "\x00", ""))
 		}
 	}
 	rc := requestContextOf(req)

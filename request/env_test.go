@@ -180,3 +180,16 @@ func TestEnvTools(t *testing.T) {
 		t.Errorf("Env passed on a reserved or factory-only variable:\n%s", got)
 	}
 }
+
+// A request string may hold a NUL byte, which no environment variable can:
+// the variable leaves it out, so the step still starts (found by conform
+// --explore: a task_id of "tab\tnul\x00" made every attempt start_failed).
+func TestEnvNUL(t *testing.T) {
+	t.Parallel()
+	req := attemptRequest()
+	req.TaskID = new("a\x00b")
+	got := envMap(t, request.Env([]string{}, req, request.EnvOptions{}))
+	if v := got["KUSAW_TASK_ID"]; v != "ab" {
+		t.Errorf("KUSAW_TASK_ID = %q; want %q, the NUL left out", v, "ab")
+	}
+}

@@ -33,7 +33,13 @@ func cmdConform(ctx context.Context, env *cmdEnv, args []string) error {
 	if err := proc.BecomeSubreaper(); err != nil && !errors.Is(err, proc.ErrUnsupported) {
 		fmt.Fprintf(env.stderr, "kusaw-step: cannot become a child subreaper (%v); orphans of the step may make it look slow to stop\n", err)
 	}
+	if o.Explore > 0 {
+		o.Progress = exploreProgress(env.stderr)
+	}
 	rep, err := conform.Run(ctx, o)
+	if rep != nil && rep.Explore != nil {
+		fmt.Fprintf(env.stderr, "explore: seed %d; repeat with --seed %d\n", rep.Explore.Seed, rep.Explore.Seed)
+	}
 	if errors.Is(err, conform.ErrSelection) {
 		return usageErrorf("%v", err)
 	}
@@ -72,7 +78,9 @@ func (cf *conformFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&cf.o.Timeout, "timeout", conform.DefaultTimeout, "each attempt's time: limits.time_left_ms")
 	fs.DurationVar(&cf.o.Grace, "grace", conform.DefaultGrace, "how long the step has between SIGTERM and SIGKILL")
 	fs.DurationVar(&cf.o.CompletionGrace, "completion-grace", conform.DefaultCompletionGrace, "completion_grace_seconds of the requests")
-	fs.StringVar(&cf.o.Scratch, "keep", "", "work in `DIR` and keep it (worktrees, artifacts, attempt folders); default a temporary folder")
+	fs.StringVar(&cf.o.Scratch, "keep", "", "work in `DIR` and keep it (worktrees, artifacts, attempt folders, explore findings); default a temporary folder")
+	fs.IntVar(&cf.o.Explore, "explore", 0, "after the battery, run `N` attempts on requests generated from the request schema (checks EX-001, EX-002)")
+	fs.Uint64Var(&cf.o.Seed, "seed", 0, "the `SEED` of --explore's requests; the same seed gives the same requests (default random, printed)")
 }
 
 // options returns the battery's options for the step argv, or a usage
@@ -88,6 +96,9 @@ func (cf *conformFlags) options(argv []string) (conform.Options, error) {
 	o := cf.o
 	o.Command, o.Modes, o.Config, o.Answers = argv, cf.modes, cfg, cf.answers
 	o.Selection = conform.Selection{Focus: cf.focus, Skip: cf.skip}
+	if o.Explore < 0 {
+		return o, usageErrorf("--explore %d: want a number of attempts, 0 or more", o.Explore)
+	}
 	return o, nil
 }
 
@@ -121,4 +132,23 @@ func configFlag(v string) ([]byte, error) {
 		return data, jsonFlag("--config "+v, data)
 	}
 	return []byte(v), jsonFlag("--config", []byte(v))
+}
+
+// exploreProgress returns the progress line of --explore: rewritten in
+// place on a terminal, else a line at every tenth of the way.
+func exploreProgress(w io.Writer) func(done, total, findings int) {
+	tty, last := isTerminal(w), 0
+	return func(done, total, findings int) {
+		line := fmt.Sprintf("explore: %d/%d attempts, %d findings", done, total, findings)
+		switch {
+		case tty:
+			fmt.Fprintf(w, "\r\033[K%s", line)
+			if done == total || findings > 0 {
+				fmt.Fprintln(w)
+			}
+		case done*10/total > last || done == total || findings > 0:
+			last = done * 10 / total
+			fmt.Fprintln(w, line)
+		}
+	}
 }

@@ -331,3 +331,37 @@ func stringsOf(v any) []string {
 	}
 	return out
 }
+
+// Rebase returns doc with its pinned fields taken from base instead: a
+// generated request moved to another attempt's folders.
+func Rebase(doc, base map[string]any) map[string]any {
+	out := clone(doc).(map[string]any)
+	var fix func(v any, p path)
+	fix = func(v any, p path) {
+		switch c := v.(type) {
+		case map[string]any:
+			for _, k := range sortedKeys(c) {
+				q := p.child(k)
+				if src, ok := pinnedSource(q); ok {
+					from := q
+					if src != "" {
+						from = pointer(src)
+					}
+					if bv, has := lookup(base, from); has {
+						c[k] = clone(bv)
+					} else {
+						delete(c, k)
+					}
+					continue
+				}
+				fix(c[k], q)
+			}
+		case []any:
+			for i, x := range c {
+				fix(x, p.child(strconv.Itoa(i)))
+			}
+		}
+	}
+	fix(out, nil)
+	return out
+}

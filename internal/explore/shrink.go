@@ -24,25 +24,27 @@ func Shrink(doc, base map[string]any, budget int, valid, fails func(map[string]a
 		calls++
 		return fails(m)
 	}
-	for calls < budget {
-		next, ok := firstSmaller(doc, base, try)
-		if !ok {
-			break
+	// After a success the walk goes on from where it was, in the new
+	// candidates, rather than from the start: the candidates before it
+	// were tried and seldom start failing. One pass without a success
+	// ends it.
+	cands := candidates(doc, base)
+	for i, progressed := 0, false; calls < budget; {
+		if i >= len(cands) {
+			if !progressed {
+				break
+			}
+			i, progressed = 0, false
+			continue
 		}
-		doc = next
+		if try(cands[i]) {
+			doc, progressed = cands[i].(map[string]any), true
+			cands = candidates(doc, base)
+			continue
+		}
+		i++
 	}
 	return doc, calls
-}
-
-// firstSmaller returns the first candidate smaller than doc that try
-// accepts.
-func firstSmaller(doc, base map[string]any, try func(any) bool) (map[string]any, bool) {
-	for _, c := range candidates(doc, base) {
-		if try(c) {
-			return c.(map[string]any), true
-		}
-	}
-	return nil, false
 }
 
 // candidates lists, lazily enough for a shrinker, the one-step
