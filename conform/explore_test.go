@@ -60,7 +60,9 @@ func TestExploreFindsFlaws(t *testing.T) {
 }
 
 // TestExploreExamples: the bundled example steps hold up under explored
-// requests.
+// requests: the Go one under the 200 the issue names, the interpreted
+// ones (each attempt starts an interpreter twice) under fewer, in CI's
+// time; `kusaw-step conform --explore 200` passes on each by hand.
 func TestExploreExamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: explored attempts take a while")
@@ -72,13 +74,13 @@ func TestExploreExamples(t *testing.T) {
 		n    int
 	}{
 		{"hello", func(t *testing.T) []string { return []string{steptest.Build(t, "kusaw.dev/step/examples/steps/hello")} }, 200},
-		{"shell", func(*testing.T) []string { return []string{filepath.Join(root, "shell", "hello.sh")} }, 60},
+		{"shell", func(*testing.T) []string { return []string{filepath.Join(root, "shell", "hello.sh")} }, 40},
 		{"python", func(t *testing.T) []string {
 			if _, err := exec.LookPath("python3"); err != nil {
 				t.Skip("no python3")
 			}
 			return []string{filepath.Join(root, "python", "hello.py")}
-		}, 60},
+		}, 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
