@@ -138,7 +138,12 @@ func (e *explorer) generators() error {
 		if err != nil {
 			return err
 		}
-		e.gens[mode] = explore.NewGenerator(schema, base)
+		g := explore.NewGenerator(schema, base)
+		// A step is not broken for missing a deadline shorter than its own
+		// start-up: the floor is 20 handshakes, which a loaded machine
+		// stretches as it does the attempt.
+		g.Floor("/limits/time_left_ms", float64(20*e.b.startup.Milliseconds()))
+		e.gens[mode] = g
 	}
 	return nil
 }
@@ -207,7 +212,7 @@ func (e *explorer) judge(ctx context.Context, r *exploreRun) bool {
 	}
 	rec := r.main.rec
 	if isFinding(rec.ReasonCode) {
-		small, runs := explore.Shrink(r.doc, e.gens[r.mode].Base(), shrinkBudget, valid, func(doc map[string]any) bool {
+		small, runs := e.gens[r.mode].Shrink(r.doc, shrinkBudget, valid, func(doc map[string]any) bool {
 			a := e.shrinkAttempt(ctx, r.mode, doc)
 			return a.err == nil && a.rec.ReasonCode == rec.ReasonCode
 		})

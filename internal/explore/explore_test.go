@@ -163,7 +163,7 @@ func TestShrink(t *testing.T) {
 				}
 			}
 			ok := func(d map[string]any) bool { return valid(t, d) == nil }
-			got, runs := Shrink(doc, base, 500, ok, tt.fails)
+			got, runs := g.Shrink(doc, 500, ok, tt.fails)
 			want := clone(base).(map[string]any)
 			tt.want(want)
 			if !equal(got, want) {

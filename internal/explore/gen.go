@@ -64,9 +64,10 @@ var edgeNumbers = []float64{0, 1, -1, 2, 0.5, 100, 1e6, 1 << 31, 1<<53 - 1}
 
 // Generator makes requests for one mode.
 type Generator struct {
-	schema map[string]any // the request schema
-	defs   map[string]any // its $defs
-	base   map[string]any // the request generated ones vary
+	schema map[string]any     // the request schema
+	defs   map[string]any     // its $defs
+	base   map[string]any     // the request generated ones vary
+	floors map[string]float64 // raised lower bounds, by pointer
 }
 
 // NewGenerator returns a generator of requests like base, which must be a
@@ -74,7 +75,26 @@ type Generator struct {
 // schema decoded the same way.
 func NewGenerator(schema, base map[string]any) *Generator {
 	defs, _ := schema["$defs"].(map[string]any)
-	return &Generator{schema: schema, defs: defs, base: base}
+	return &Generator{schema: schema, defs: defs, base: base, floors: map[string]float64{}}
+}
+
+// Floor raises the lower bound of the number at pointer to lo, e.g.
+// limits.time_left_ms to a few times the step's own start-up.
+func (g *Generator) Floor(pointer string, lo float64) { g.floors[pointer] = lo }
+
+// bounds returns the range a number at p is drawn from and shrunk within,
+// past its schema minimum.
+func (g *Generator) bounds(p path) (lo, hi float64) {
+	lo, hi = -1e15, 1e15
+	for pattern, b := range bounds {
+		if p.matches(pointer(pattern)) {
+			lo, hi = b[0], b[1]
+			if f, ok := g.floors[pattern]; ok {
+				lo = max(lo, f)
+			}
+		}
+	}
+	return lo, hi
 }
 
 // Base returns a copy of the generator's base request.
@@ -204,14 +224,9 @@ func (w *walker) array(s map[string]any, base []any, p path) []any {
 
 // number generates a number within the field's minimum and bounds.
 func (w *walker) number(s map[string]any, p path, integer bool) float64 {
-	lo, hi := -1e15, 1e15
+	lo, hi := w.g.bounds(p)
 	if m, ok := s["minimum"].(float64); ok {
-		lo = m
-	}
-	for pattern, b := range bounds {
-		if p.matches(pointer(pattern)) {
-			lo, hi = max(lo, b[0]), b[1]
-		}
+		lo = max(lo, m)
 	}
 	cands := []float64{lo, hi}
 	for _, x := range edgeNumbers {

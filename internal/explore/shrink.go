@@ -3,7 +3,7 @@ package explore
 import "strconv"
 
 // Shrink returns a smaller request that still fails: fewer fields that
-// differ from base, shorter arrays and strings, numbers moved to base's.
+// differ from the generator's base, shorter arrays and strings, numbers moved to base's.
 // valid says whether a candidate is a valid request (it costs nothing:
 // no step runs); fails runs a valid candidate and reports whether it
 // fails the same way. Shrink calls fails at most budget times and returns
@@ -14,7 +14,8 @@ import "strconv"
 // hundred changes), then it cuts array elements and halves strings in
 // what is left. The order is fixed, so a deterministic step shrinks to
 // the same request every time.
-func Shrink(doc, base map[string]any, budget int, valid, fails func(map[string]any) bool) (map[string]any, int) {
+func (g *Generator) Shrink(doc map[string]any, budget int, valid, fails func(map[string]any) bool) (map[string]any, int) {
+	base := g.base
 	calls := 0
 	try := func(c any) bool {
 		m := c.(map[string]any)
@@ -28,7 +29,7 @@ func Shrink(doc, base map[string]any, budget int, valid, fails func(map[string]a
 	// candidates, rather than from the start: the candidates before it
 	// were tried and seldom start failing. One pass without a success
 	// ends it.
-	cands := candidates(doc, base)
+	cands := g.candidates(doc, base)
 	for i, progressed := 0, false; calls < budget; {
 		if i >= len(cands) {
 			if !progressed {
@@ -39,7 +40,7 @@ func Shrink(doc, base map[string]any, budget int, valid, fails func(map[string]a
 		}
 		if try(cands[i]) {
 			doc, progressed = cands[i].(map[string]any), true
-			cands = candidates(doc, base)
+			cands = g.candidates(doc, base)
 			continue
 		}
 		i++
@@ -51,7 +52,7 @@ func Shrink(doc, base map[string]any, budget int, valid, fails func(map[string]a
 // simplifications of doc: each differing subtree put back to base (or
 // removed when base lacks it), then each array element removed, each
 // string halved, each number set to 0.
-func candidates(doc, base map[string]any) []any {
+func (g *Generator) candidates(doc, base map[string]any) []any {
 	var out []any
 	walk(doc, nil, func(p path, v any) bool {
 		if pinned(p) {
@@ -87,7 +88,7 @@ func candidates(doc, base map[string]any) []any {
 				out = append(out, replaced(doc, p, string(r[:len(r)/2]), false))
 			}
 		case float64:
-			if v != 0 {
+			if lo, hi := g.bounds(p); v != 0 && lo <= 0 && 0 <= hi {
 				out = append(out, replaced(doc, p, 0.0, false))
 			}
 		}
