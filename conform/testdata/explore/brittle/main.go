@@ -26,7 +26,7 @@ func main() {
 	outputs := map[string]any{}
 	switch flaw {
 	case "empty-repos":
-		outputs["repo"] = req["repos"].([]any)[0] // index out of range when repos is []
+		outputs["repo"] = req["repos"].([]any)[0].(map[string]any)["label"] // index out of range when repos is []
 	case "null-task":
 		outputs["title"] = ctx["task"].(map[string]any)["title"] // a nil map when task is null
 	case "unicode":
