@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -15,6 +16,7 @@ import (
 	"kusaw.dev/step/protocol"
 	"kusaw.dev/step/request"
 	"kusaw.dev/step/sandbox"
+	"kusaw.dev/step/schemas"
 )
 
 // ErrAttempt is wrapped by every error [Run] returns: the runner itself
@@ -41,6 +43,12 @@ func Run(ctx context.Context, a Attempt) (*Record, error) {
 		return nil, fmt.Errorf("%w: %v", ErrAttempt, err)
 	}
 	rec := at.rec
+
+	// The schemas the step's handshake and result are checked against
+	// compile while the step starts and runs, not after.
+	var warm sync.WaitGroup
+	defer warm.Wait()
+	warm.Go(func() { _ = schemas.Precompile("handshake", "result") }) // errors come back from Validate
 
 	// 2. Ask the step who it is.
 	info, err := handshake.Run(ctx, a.Command, handshake.Options{

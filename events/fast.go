@@ -18,12 +18,13 @@ const (
 	lineResult                  // the result candidate: a strict JSON object with "type":"result"
 )
 
-// checker is the fast path: it checks a line in one pass of a reused
-// jsontext.Decoder (strict: valid UTF-8, no duplicate names, one value),
-// against rules compiled from the event schemas, and builds the typed event
-// as it goes. It gives the same verdict as protocol.Parse followed by
-// schemas.Validate("event", …) (FuzzFastPath holds it to that), but says
-// nothing about why a line is invalid: the slow path does.
+// checker is the fast path: it checks a line against rules compiled from
+// the event schemas, first as a plain flat object (see flat.go), else in
+// one pass of a reused jsontext.Decoder (strict: valid UTF-8, no duplicate
+// names, one value), and builds the typed event if asked to. It gives the
+// same verdict as protocol.Parse followed by schemas.Validate("event", …)
+// (FuzzFastPath holds it to that), but says nothing about why a line is
+// invalid: the slow path does.
 //
 // A checker is not safe for concurrent use.
 type checker struct {

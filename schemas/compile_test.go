@@ -1,6 +1,7 @@
 package schemas
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -46,5 +47,25 @@ func TestCompileOnlyWhatIsUsed(t *testing.T) {
 	defer compiled.Unlock()
 	if len(compiled.kinds) != 1 || compiled.kinds["handshake"] == nil {
 		t.Errorf("compiled kinds after one handshake: %v; want only handshake", compiled.kinds)
+	}
+}
+
+// Precompile compiles what it is asked for, and nothing else, and names
+// an unknown kind.
+func TestPrecompile(t *testing.T) {
+	compiled.Lock()
+	compiled.c, compiled.kinds = nil, nil
+	compiled.Unlock()
+	if err := Precompile("handshake", "result"); err != nil {
+		t.Fatal(err)
+	}
+	compiled.Lock()
+	n := len(compiled.kinds)
+	compiled.Unlock()
+	if n != 2 {
+		t.Errorf("%d kinds compiled; want handshake and result", n)
+	}
+	if err := Precompile("nope"); !errors.Is(err, ErrUnknownKind) {
+		t.Errorf("Precompile(nope) = %v; want ErrUnknownKind", err)
 	}
 }

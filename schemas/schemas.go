@@ -125,6 +125,22 @@ func newCompiler(trust bool) *jsonschema.Compiler {
 	return c
 }
 
+// Precompile compiles the schema of each kind (see [Kinds]) now rather
+// than on its first validation: a caller about to wait, for a step to
+// start say, can have it done meanwhile.
+func Precompile(kinds ...string) error {
+	for _, kind := range kinds {
+		if _, ok := file(kind); !ok {
+			_, err := Source(kind)
+			return err
+		}
+		if _, err := schemaOf(kind); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // embeddedLoader gives the compiler the embedded schema files, by their
 // $id, and refuses any other URL.
 type embeddedLoader struct{}
