@@ -27,9 +27,15 @@ def main():
         emit({"type": "progress", "message": f"field {name}",
               "percent": 100 * (i + 1) / len(fields)})
     emit({"type": "agent_action", "summary": f"listed {len(fields)} fields"})
+    # The outputs must fit limits.outputs_max_bytes, which may be small:
+    # when the list does not, say how many fields there are instead.
+    limit = request["limits"].get("outputs_max_bytes", 65536)
+    outputs = {"fields": fields}
+    if len(json.dumps(outputs).encode()) > limit:
+        outputs = {"count": len(fields)}
     emit({"type": "result", "protocol_version": 2, "status": "ok",
           "reason_code": "listed", "message": f"{len(fields)} fields",
-          "outputs": {"fields": fields}})
+          "outputs": outputs})
 
 
 if __name__ == "__main__":
