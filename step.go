@@ -31,7 +31,9 @@ type Attempt struct {
 	Dir string
 	// Request is the v2 request, exactly as the step reads it on stdin
 	// (an interactive step: in KUSAW_REQUEST).
-	// Its limits.time_left_ms is the attempt's timeout.
+	// Its limits.time_left_ms is the attempt's timeout. A sandboxed
+	// attempt's step reads it with its sandbox member set to the sandbox
+	// it runs in (spec row sandbox); every other member keeps its bytes.
 	Request []byte
 	// OutDir is the attempt folder: request.json, stdout.jsonl, stderr.log,
 	// result.json and attempt.json are written there. It is created.
