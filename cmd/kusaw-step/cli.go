@@ -160,7 +160,7 @@ func printHelp(w io.Writer, fs *flag.FlagSet) {
 
 // argNames name a flag's value where its usage text does not.
 var argNames = map[string]string{
-	"config": "JSON|@FILE", "log-level": "LEVEL", "sandbox": "MODE", "mode": "MODE",
+	"config": "JSON|@FILE", "context": "JSON|@FILE", "log-level": "LEVEL", "sandbox": "MODE", "mode": "MODE",
 	"report": "FORMAT", "step": "NAME",
 }
 

@@ -90,6 +90,7 @@ var helps = map[string]helpText{
 		examples: []string{
 			"kusaw-step request",
 			`kusaw-step request --mode review --config '{"strict":true}' > request.json`,
+			"kusaw-step request --mode classify --context @workflows.json",
 		},
 	},
 	"validate": {

@@ -28,7 +28,7 @@ func (rf *requestFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&rf.file, "request", "", "a full v2 request `FILE` to hand the step (validated); other request flags are then ignored")
 	fs.StringVar(&rf.mode, "mode", "pipeline", "the request's `mode`")
 	fs.StringVar(&rf.config, "config", "{}", "the step's config: a JSON object, or @FILE")
-	fs.StringVar(&rf.context, "context", "", "a JSON object, or @FILE, merged over the mode's sample context (objects member by member; other values, null included, replace); the result is validated")
+	fs.StringVar(&rf.context, "context", "", "the request's context, merged over the mode's sample context: a JSON object, or @FILE (objects merge member by member; other values, null included, replace)")
 	fs.StringVar(&rf.worktree, "worktree", "", "the worktree `DIR` (default the current folder; a git checkout fills repos[])")
 	fs.StringVar(&rf.artifacts, "artifacts", "", "the artifacts `DIR` (default OUT/artifacts)")
 	fs.DurationVar(&rf.timeout, "timeout", 30*time.Minute, "the attempt's time: limits.time_left_ms")
