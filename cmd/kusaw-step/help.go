@@ -56,7 +56,7 @@ var helps = map[string]helpText{
 		about:   "Runs the handshake, attempt and interactive checks and reports each. Exit status 0 iff no MUST check failed.",
 		groups: []flagGroup{
 			{"Request", []string{"config", "mode", "timeout", "completion-grace", "answer"}},
-			{"Checks", []string{"focus", "skip"}},
+			{"Checks", []string{"focus", "skip", "explore", "seed"}},
 			{"Process", []string{"handshake-timeout", "grace"}},
 			{"Sandbox", []string{"sandbox", "inherit-env"}},
 			{"Output", []string{"report", "report-file", "keep"}},
@@ -65,6 +65,7 @@ var helps = map[string]helpText{
 			"kusaw-step conform ./my-step",
 			"kusaw-step conform --report junit --report-file conform.xml ./my-step",
 			"kusaw-step conform --focus HS --answer yes ./my-interactive-step",
+			"kusaw-step conform --explore 200 --seed 1 ./my-step",
 		},
 	},
 	"handshake": {
