@@ -29,9 +29,6 @@ func UnknownFields(kind string, doc any) []UnknownField {
 	}
 	var out []UnknownField
 	root.walk(doc, "", &out)
-	out = slices.DeleteFunc(out, func(u UnknownField) bool {
-		return slices.ContainsFunc(openMembers[kind], func(p string) bool { return strings.HasPrefix(u.Pointer, p+"/") })
-	})
 	slices.SortFunc(out, func(a, b UnknownField) int { return strings.Compare(a.Pointer, b.Pointer) })
 	return out
 }
@@ -74,6 +71,18 @@ func (n *fieldNode) walk(v any, ptr string, out *[]UnknownField) {
 	}
 }
 
+// at returns the node of the member at pointer p (plain names only), or
+// nil.
+func (n *fieldNode) at(p string) *fieldNode {
+	for name := range strings.SplitSeq(strings.TrimPrefix(p, "/"), "/") {
+		if n == nil {
+			return nil
+		}
+		n = n.props[name]
+	}
+	return n
+}
+
 func escapePointer(k string) string {
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
 }
@@ -91,6 +100,11 @@ func fieldTree(kind string) *fieldNode {
 		b := &treeBuilder{files: map[string]map[string]any{}}
 		if s := b.load(name); s != nil {
 			t = b.node(name, s, 0)
+		}
+	}
+	for _, p := range openMembers[kind] {
+		if n := t.at(p); n != nil {
+			n.props, n.items = nil, nil // open: not looked into
 		}
 	}
 	trees.Store(kind, t)
