@@ -36,7 +36,7 @@ func TestSelection(t *testing.T) {
 		{name: "prefix", sel: conform.Selection{Focus: []string{"IA"}}, want: []string{"IA-001"}},
 		{name: "glob, lower case", sel: conform.Selection{Focus: []string{"at-01?"}}, want: []string{"AT-010", "AT-011", "AT-012", "AT-013", "AT-014", "AT-016"}},
 		{name: "focus then skip", sel: conform.Selection{Focus: []string{"AT-01"}, Skip: []string{"AT-012", "AT-013", "AT-014", "AT-016"}}, want: []string{"AT-010", "AT-011"}},
-		{name: "skip all", sel: conform.Selection{Skip: []string{"HS", "AT", "IA"}}, wantErr: conform.ErrSelection},
+		{name: "skip all", sel: conform.Selection{Skip: []string{"HS", "AT", "IA", "EX"}}, wantErr: conform.ErrSelection},
 		{name: "no match", sel: conform.Selection{Focus: []string{"XX-001"}}, wantErr: conform.ErrSelection},
 		{name: "bad glob", sel: conform.Selection{Focus: []string{"AT-[1"}}, wantErr: conform.ErrSelection},
 	} {
