@@ -83,7 +83,19 @@ func TestExploreExamples(t *testing.T) {
 				t.Skip("no python3")
 			}
 			return []string{filepath.Join(root, "python", "hello.py")}
-		}, 20},
+		}, 10},
+		{"python-kit", func(t *testing.T) []string {
+			if _, err := exec.LookPath("python3"); err != nil {
+				t.Skip("no python3")
+			}
+			return []string{filepath.Join(root, "python-kit", "greet.py")}
+		}, 10},
+		{"node-kit", func(t *testing.T) []string {
+			if _, err := exec.LookPath("node"); err != nil {
+				t.Skip("no node")
+			}
+			return []string{filepath.Join(root, "node", "greet.mjs")}
+		}, 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
