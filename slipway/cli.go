@@ -17,8 +17,9 @@ import (
 // error (exit 1, a signal, or a body that is not the contract's).
 var ErrDefect = errors.New("slipway defect")
 
-// ErrUsage wraps a [*CLIError] with exit status 2: the host invoked the CLI
-// wrongly.
+// ErrUsage wraps a [*CLIError] with exit status 2: the invocation or its
+// environment was wrong (not a Git worktree, no goal, an invalid source);
+// the result maps its code to config_invalid or dependency_missing.
 var ErrUsage = errors.New("slipway usage error")
 
 // ErrLostResponse is returned when a mutation exited 0 but its response

@@ -7,8 +7,9 @@
 //  2. writes the goal (the task spec, or config.goal) to a private 0600
 //     file and starts `slipway run --budget N --json --root WORKTREE
 //     --goal-file F`, or, for a request that resumes a slipway session,
-//     reads `slipway status RUN` and resumes the Run when its typed next
-//     says so;
+//     reads `slipway status RUN --root WORKTREE --json` and resumes the
+//     Run when its typed next says so (a Run a person stopped only with
+//     config resume_stopped; resume.fork starts a fresh Run instead);
 //  3. for each Action, reads the required material sections through the
 //     pinned reader, hands the agent an [Envelope] on stdin, checks the
 //     Outcome it prints with [CheckOutcome] and submits it with
@@ -18,7 +19,10 @@
 //  4. turns the end or pause into the result: ok with [Outputs] for a
 //     summarized Run, reject with the question and the answer commands for
 //     a pause, retry for an exhausted budget, fail for errors (exit 2:
-//     protocol_error; exit 3: the error's code; exit 1: slipway_defect).
+//     config_invalid or dependency_missing, with the CLI's code in the
+//     message; exit 3: the error's code; exit 1: slipway_defect). An
+//     interrupted attempt or a failed agent leaves the Run active and
+//     says how to resume or skip it.
 //
 // The Run id is the result's session (provider "slipway").
 //

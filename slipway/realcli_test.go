@@ -161,23 +161,25 @@ var scenarios = []scenario{
 		h.config["budget"] = 3
 		first := h.attempt("")
 		run := sessionOf(t, first)
+		out := []string{shape(h, first, run)}
 		h.fork = true
-		second := h.attempt(run)
-		return []string{shape(h, first, run), shape(h, second, run)}
+		return append(out, shape(h, h.attempt(run), run))
 	}},
 	{"decision pending on resume keeps its question", "decision", func(t *testing.T, h *harness) []string {
 		first := h.attempt("")
 		run := sessionOf(t, first)
+		out := []string{shape(h, first, run)}
 		second := h.attempt(run)
 		if second.Message != "English or French?" {
 			t.Errorf("message %q on resume; want the pending question", second.Message)
 		}
-		return []string{shape(h, first, run), shape(h, second, run)}
+		return append(out, shape(h, second, run))
 	}},
 	{"an ended Run resumed keeps its findings", "happy", func(t *testing.T, h *harness) []string {
 		first := h.attempt("")
 		run := sessionOf(t, first)
-		return []string{shape(h, first, run), shape(h, h.attempt(run), run)}
+		out := []string{shape(h, first, run)}
+		return append(out, shape(h, h.attempt(run), run))
 	}},
 	{"issue-backed Run from a source file", "issue", func(t *testing.T, h *harness) []string {
 		src := h.t.TempDir() + "/source.json"

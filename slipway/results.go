@@ -18,7 +18,6 @@ const (
 	ReasonOutcomeInvalid = "agent_outcome_invalid"
 	ReasonAgentFailed    = "agent_failed"
 	ReasonDefect         = "slipway_defect"
-	ReasonProtocolError  = "protocol_error"
 	ReasonConfigInvalid  = "config_invalid"
 	ReasonStopped        = "slipway_stopped"
 	ReasonCancelled      = "cancelled"
