@@ -5,6 +5,7 @@ import (
 	"flag"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"kusaw.dev/step/sandbox"
@@ -18,9 +19,15 @@ type sandboxFlags struct {
 	secrets     listFlag
 	secretsFile string
 	inject      listFlag
+	fs          *flag.FlagSet // to tell which flags the operator set
 }
 
+// sandboxOnly are the flags that mean nothing without a sandbox: egress
+// control, injected headers and read grants are the sandbox's to enforce.
+var sandboxOnly = []string{"allow-host", "inject", "readable"}
+
 func (sf *sandboxFlags) register(fs *flag.FlagSet) {
+	sf.fs = fs
 	fs.StringVar(&sf.mode, "sandbox", "auto", "the step's sandbox: auto (bwrap or seatbelt when it works here), bwrap, seatbelt or off")
 	fs.Var(&sf.allowHosts, "allow-host", "a `HOST` (or *.suffix) the step may reach through the egress proxy; repeat it; any cuts the network to an allowlist")
 	fs.Var(&sf.writable, "writable", "a host `DIR` the step may also write; repeat it")
@@ -33,6 +40,9 @@ func (sf *sandboxFlags) register(fs *flag.FlagSet) {
 // not to be found is a usage error.
 func (sf *sandboxFlags) options() (*sandbox.Options, error) {
 	if err := sandboxMode(sf.mode); err != nil {
+		return nil, err
+	}
+	if err := sf.checkOff(); err != nil {
 		return nil, err
 	}
 	var file io.Reader
@@ -56,6 +66,24 @@ func (sf *sandboxFlags) options() (*sandbox.Options, error) {
 		Flags:   sandbox.Flags{Mode: sf.mode, AllowHosts: sf.allowHosts, Writable: sf.writable},
 		Secrets: secrets, Inject: inject,
 	}, nil
+}
+
+// checkOff refuses a sandbox-only flag with --sandbox off: an allowlist
+// nothing enforces would be a lie (the step would have direct network).
+func (sf *sandboxFlags) checkOff() error {
+	if sf.mode != "off" || sf.fs == nil {
+		return nil
+	}
+	var set []string
+	sf.fs.Visit(func(f *flag.Flag) {
+		if slices.Contains(sandboxOnly, f.Name) {
+			set = append(set, "--"+f.Name)
+		}
+	})
+	if len(set) == 0 {
+		return nil
+	}
+	return usageErrorf("%s needs a sandbox, and --sandbox is off: without one nothing enforces it (the step would run with the host's network and files); drop --sandbox off, or drop %s", strings.Join(set, ", "), strings.Join(set, " and "))
 }
 
 // injections turns each --inject NAME=HOST:HEADER into a header the proxy

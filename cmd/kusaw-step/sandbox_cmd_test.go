@@ -1,0 +1,58 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Issue 11 item 8: a flag only a sandbox can enforce is a usage error with
+// --sandbox off, before any attempt folder exists.
+func TestSandboxOnlyFlagsWithSandboxOff(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"item 8: allow-host", []string{"--allow-host", "api.example.com"}, "--allow-host needs a sandbox"},
+		{"item 8: inject", []string{"--secret", "TOK", "--allow-host", "api.example.com", "--inject", "TOK=api.example.com:Authorization"}, "--allow-host, --inject needs a sandbox"},
+	}
+	t.Setenv("TOK", "a-long-enough-secret")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "attempt")
+			args := append([]string{"run", "--sandbox", "off", "--out", out}, tt.args...)
+			stdout, stderr, code := runCmd(t, "", append(args, "/bin/true")...)
+			if code != exitUsage || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, output %q; want exit 2 and %q", code, stdout+stderr, tt.want)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("a usage error created the attempt folder %s", out)
+			}
+		})
+	}
+}
+
+// Issue 11 item 8: --readable (a read grant) is refused with --sandbox off
+// too, whichever command registers it.
+func TestCheckOffReadable(t *testing.T) {
+	for _, mode := range []string{"off", "auto"} {
+		fs := flag.NewFlagSet("run", flag.ContinueOnError)
+		var sf sandboxFlags
+		sf.register(fs)
+		var readable listFlag
+		fs.Var(&readable, "readable", "")
+		if err := fs.Parse([]string{"--sandbox", mode, "--readable", "/srv/data"}); err != nil {
+			t.Fatal(err)
+		}
+		err := sf.checkOff()
+		if mode == "off" && (exitCode(err) != exitUsage || !strings.Contains(err.Error(), "--readable needs a sandbox")) {
+			t.Errorf("--sandbox off --readable: %v; want a usage error naming --readable", err)
+		}
+		if mode == "auto" && err != nil {
+			t.Errorf("--sandbox auto --readable: %v; want no error", err)
+		}
+	}
+}
