@@ -58,8 +58,10 @@ var blocked = []struct {
 }
 
 // CheckAddr returns why the proxy refuses to dial a, or "" when it may.
+// An IPv4-mapped address (::ffff:a.b.c.d, what a lookup in /etc/hosts
+// gives) is checked as the IPv4 address it is.
 func CheckAddr(a netip.Addr) string {
-	a = a.WithZone("")
+	a = a.WithZone("").Unmap()
 	for _, b := range blocked {
 		if b.prefix.Contains(a) {
 			return b.reason
@@ -105,9 +107,10 @@ func (p *Proxy) check(ctx context.Context, host string) (netip.Addr, string) {
 	if err != nil || len(addrs) == 0 {
 		return netip.Addr{}, DenyDNS
 	}
-	for _, a := range addrs {
+	for i, a := range addrs {
+		addrs[i] = a.Unmap()
 		if reason := CheckAddr(a); reason != "" {
-			return a, reason
+			return addrs[i], reason
 		}
 	}
 	return addrs[0], ""

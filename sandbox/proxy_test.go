@@ -62,6 +62,9 @@ func newFakeDNS() *fakeDNS {
 		"loop.example.test":    "127.0.0.1",
 		"meta.example.test":    "169.254.169.254",
 		"mapped.example.test":  "::ffff:127.0.0.1",
+		"mapped-public.test":   "::ffff:" + publicAddr.String(),
+		"mapped-private.test":  "::ffff:10.1.2.3",
+		"nat64.example.test":   "64:ff9b::a01:203",
 		"denied.test":          publicAddr.String(),
 	}}
 }
@@ -142,7 +145,8 @@ func TestProxyDecisions(t *testing.T) {
 		{"http://private.example.test/", DenyPrivate},
 		{"http://loop.example.test/", DenyLoopback},
 		{"http://meta.example.test/", DenyMetadata},
-		{"http://mapped.example.test/", DenyIPv4Embedded},
+		{"http://mapped.example.test/", DenyLoopback},
+		{"http://nat64.example.test/", DenyIPv4Embedded},
 		{"http://nxdomain.example.test/", DenyDNS},
 	} {
 		resp, err := client.Get(tc.url)
@@ -158,11 +162,47 @@ func TestProxyDecisions(t *testing.T) {
 	if dns.wasAsked("denied.test") {
 		t.Error("the proxy looked up a name the allowlist refuses")
 	}
-	if n := strings.Count(log.String(), "\n"); n != 11 {
-		t.Errorf("log has %d lines; want 11:\n%s", n, log.String())
+	if n := strings.Count(log.String(), "\n"); n != 12 {
+		t.Errorf("log has %d lines; want 12:\n%s", n, log.String())
 	}
 	if !strings.Contains(log.String(), `"host":"denied.test","port":"80","allowed":false,"reason":"not_allowed"`) {
 		t.Errorf("log lacks the refusal of denied.test:\n%s", log.String())
+	}
+}
+
+// Issue 11 item 10: an IPv4-mapped answer (what /etc/hosts gives) is
+// checked and dialled as the IPv4 address it is; a private one is still
+// refused, for its own reason.
+func TestProxyIPv4Mapped(t *testing.T) {
+	o, dns := newOrigin(t), newFakeDNS()
+	p := &Proxy{Allow: []string{"mapped-public.test", "mapped-private.test"}, Resolver: dns.resolve, Dial: dialTo(o)}
+	client := startProxy(t, p)
+	for _, tc := range []struct {
+		name, url, want string
+		status          int
+	}{
+		{"item 10: mapped public address is dialled unmapped", "http://mapped-public.test/", "", 200},
+		{"item 10: mapped private address is still refused as private", "http://mapped-private.test/", DenyPrivate, 403},
+	} {
+		resp, err := client.Get(tc.url)
+		if err != nil {
+			t.Fatalf("%s: GET %s: %v", tc.name, tc.url, err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("X-Kusaw-Egress"); got != tc.want || resp.StatusCode != tc.status {
+			t.Errorf("%s: GET %s = %d %q; want %d %q", tc.name, tc.url, resp.StatusCode, got, tc.status, tc.want)
+		}
+	}
+	// The real resolver: localhost comes back from /etc/hosts as
+	// ::ffff:127.0.0.1 here, and is refused as loopback.
+	p2 := &Proxy{Allow: []string{"localhost"}}
+	resp, err := startProxy(t, p2).Get("http://localhost/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := resp.Header.Get("X-Kusaw-Egress"); got != DenyLoopback {
+		t.Errorf("item 10: GET http://localhost/ through the real resolver: %d %q; want %q", resp.StatusCode, got, DenyLoopback)
 	}
 }
 
@@ -189,7 +229,7 @@ func TestCheckAddr(t *testing.T) {
 		"10.0.0.1": DenyPrivate, "172.31.255.1": DenyPrivate, "192.168.1.1": DenyPrivate, "fd12::1": DenyPrivate,
 		"169.254.1.1": DenyLinkLocal, "fe80::1": DenyLinkLocal, "100.64.0.1": DenyCGNAT, "100.127.255.255": DenyCGNAT,
 		"169.254.169.254": DenyMetadata, "fd00:ec2::254": DenyMetadata,
-		"::ffff:10.0.0.1": DenyIPv4Embedded, "64:ff9b::a00:1": DenyIPv4Embedded, "2002:a00:1::": DenyIPv4Embedded,
+		"::ffff:10.0.0.1": DenyPrivate, "::ffff:93.184.216.34": "", "64:ff9b::a00:1": DenyIPv4Embedded, "2002:a00:1::": DenyIPv4Embedded,
 		"0.0.0.0": DenyUnspecified, "::": DenyUnspecified, "224.0.0.1": DenyMulticast, "ff02::1": DenyMulticast,
 		"255.255.255.255": DenyReserved,
 	} {
