@@ -66,6 +66,7 @@ var fakes = map[string]func(){
 	"scan-findings": func() {
 		withResult(`"outputs":{"scanner":{"name":"s"},"findings":[{"rule_id":"aws-key","path":"a.go","start_line":1,"snippet":"AKIAFAKE"}]}`)
 	},
+	"egress": egressFake,
 }
 
 // handshakes are the fakes' answers when KUSAW_HANDSHAKE=1.
@@ -82,6 +83,7 @@ var handshakes = map[string]func(){
 	"needs-path":      needsPathHandshake,
 	"step-files":      func() { say(sandboxedHandshake) },
 	"reports-sandbox": func() { say(sandboxedHandshake) },
+	"egress":          func() { say(sandboxedHandshake) },
 }
 
 const handshakeLine = `{"type":"handshake","name":"fake","version":"0.1.0","interactive":false,"protocol_versions":[2],` +

@@ -88,6 +88,7 @@ func (at *attempt) closeSandbox() {
 		if err := at.sb.Close(); err != nil {
 			at.warn("sandbox_close", err.Error())
 		}
+		at.recordEgress()
 	}
 }
 

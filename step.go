@@ -107,6 +107,7 @@ type Record struct {
 	Cost            *protocol.Cost         `json:"cost,omitzero"`
 	ProtocolErrors  []ProblemRecord        `json:"protocol_errors,omitzero"`
 	Logs            Logs                   `json:"logs"`
+	Egress          *EgressRecord          `json:"egress,omitzero"`
 	RequestPath     string                 `json:"request_path"`
 	ResultPath      string                 `json:"result_path,omitzero"`
 	Notes           []NoteRecord           `json:"notes,omitzero"`

@@ -2,17 +2,20 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/netip"
 	"strings"
 )
 
 // Reasons the egress proxy gives for refusing a request, in its log, in
-// the X-Kusaw-Egress header and in the body of its 403 answer.
+// the X-Kusaw-Egress header and in the body of its 403 answer; and, for
+// DenyDNS and DenyDial, why a request the policy allowed failed, answered
+// 502 and logged as allowed with an error.
 const (
 	DenyNotAllowed   = "not_allowed"   // the host is not in the allowlist
 	DenyIPLiteral    = "ip_literal"    // an IP address instead of a name
-	DenyDNS          = "dns_error"     // the name did not resolve
+	DenyDNS          = "dns_error"     // an allowed name did not resolve (502)
 	DenyLoopback     = "loopback"      // 127.0.0.0/8, ::1
 	DenyPrivate      = "private"       // RFC 1918, fc00::/7
 	DenyLinkLocal    = "link_local"    // 169.254.0.0/16, fe80::/10
@@ -23,7 +26,7 @@ const (
 	DenyMulticast    = "multicast"     // 224.0.0.0/4, ff00::/8
 	DenyReserved     = "reserved"      // 240.0.0.0/4, 192.0.0.0/24, 198.18.0.0/15
 	DenyBadRequest   = "bad_request"   // not a proxy request, or not http
-	DenyDial         = "dial_error"    // the checked address did not answer
+	DenyDial         = "dial_error"    // the checked address did not answer (502)
 )
 
 // blocked are the address ranges the proxy never dials, first match wins.
@@ -94,26 +97,30 @@ func normHost(h string) string {
 
 // check decides whether the proxy may connect to host: the allowlist
 // first, before any DNS lookup; then one lookup, every address checked.
-// It returns the address to dial, or the reason for refusing.
-func (p *Proxy) check(ctx context.Context, host string) (netip.Addr, string) {
+// It returns the address to dial, or the reason for refusing; for
+// DenyDNS, the lookup's error too.
+func (p *Proxy) check(ctx context.Context, host string) (netip.Addr, string, error) {
 	host = normHost(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
 	if _, err := netip.ParseAddr(host); err == nil {
-		return netip.Addr{}, DenyIPLiteral
+		return netip.Addr{}, DenyIPLiteral, nil
 	}
 	if host == "" || !Allowed(host, p.Allow) {
-		return netip.Addr{}, DenyNotAllowed
+		return netip.Addr{}, DenyNotAllowed, nil
 	}
 	addrs, err := p.resolve(ctx, host)
-	if err != nil || len(addrs) == 0 {
-		return netip.Addr{}, DenyDNS
+	if err == nil && len(addrs) == 0 {
+		err = errors.New("no address")
+	}
+	if err != nil {
+		return netip.Addr{}, DenyDNS, err
 	}
 	for i, a := range addrs {
 		addrs[i] = a.Unmap()
 		if reason := CheckAddr(a); reason != "" {
-			return addrs[i], reason
+			return addrs[i], reason, nil
 		}
 	}
-	return addrs[0], ""
+	return addrs[0], "", nil
 }
 
 func (p *Proxy) resolve(ctx context.Context, host string) ([]netip.Addr, error) {

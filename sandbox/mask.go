@@ -127,6 +127,12 @@ func (m *Masker) MaskString(s string) string {
 	return string(out)
 }
 
+// maskBytes returns b, whole, with every form masked.
+func (m *Masker) maskBytes(b []byte) []byte {
+	out, _ := m.mask(b, true)
+	return out
+}
+
 // mask replaces the forms in b. Unless final, it stops at the first byte
 // that could start a form b does not yet hold in full, and returns the
 // rest to hold.

@@ -82,6 +82,12 @@ type Policy struct {
 	// EgressLog is the JSONL file the proxy logs every request to, in the
 	// attempt folder; "" discards the log.
 	EgressLog string
+	// EgressLogCap bounds the egress log like the other logs (the
+	// request's log_cap_bytes); 0 means protocol.DefaultLogCapBytes.
+	EgressLogCap int64
+	// Mask are the secret values masked in the egress log, besides the
+	// Inject values, which always are.
+	Mask []string
 	// Self is the runner's binary, run inside the sandbox as the bridge to
 	// the proxy; "" means os.Executable().
 	Self string

@@ -67,8 +67,12 @@ func Prepare(req *protocol.Request, hs *protocol.Handshake, o Options) (*Plan, e
 	for _, v := range o.Secrets {
 		plan.secrets = append(plan.secrets, v)
 	}
+	pol.Mask = plan.secrets
 	for _, in := range pol.Inject {
 		plan.secrets = append(plan.secrets, in.Value)
+	}
+	if req.Limits.LogCapBytes != nil {
+		pol.EgressLogCap = *req.Limits.LogCapBytes
 	}
 	return plan, nil
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -43,7 +44,10 @@ type Proxy struct {
 	// for tests, which send a public test address to a local server.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Log receives one JSON line per request ([LogEntry]); nil discards.
+	// The proxy writes it one whole line at a time, under its lock.
 	Log io.Writer
+
+	allowed, refused atomic.Int64 // requests the policy let through, or not
 
 	mu      sync.Mutex // guards Log, srv, tunnels and closed
 	srv     *http.Server
@@ -52,7 +56,9 @@ type Proxy struct {
 	wg      sync.WaitGroup // one per open tunnel
 }
 
-// LogEntry is one line of the egress log.
+// LogEntry is one line of the egress log. A refused request has Allowed
+// false and a Reason; an allowed one that failed (the name did not
+// resolve, the address did not answer) has Allowed true and an Error.
 type LogEntry struct {
 	Time    string `json:"time"`
 	Method  string `json:"method"`
@@ -60,8 +66,15 @@ type LogEntry struct {
 	Port    string `json:"port"`
 	Allowed bool   `json:"allowed"`
 	Reason  string `json:"reason,omitzero"` // a Deny* code when not allowed
+	Error   string `json:"error,omitzero"`  // why an allowed request failed: "dns_error: ..."
 	Addr    string `json:"addr,omitzero"`   // the address dialled, or refused
 	Inject  string `json:"inject,omitzero"` // the inject entry applied, or "skipped (tls)"
+}
+
+// Counts returns how many requests the policy allowed (whether or not
+// they then reached their host) and how many it refused.
+func (p *Proxy) Counts() (allowed, refused int64) {
+	return p.allowed.Load(), p.refused.Load()
 }
 
 // Serve answers proxy requests on ln until ln is closed or Close is
@@ -101,9 +114,13 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.deny(w, e, DenyBadRequest)
 		return
 	}
-	addr, reason := p.check(r.Context(), host)
+	addr, reason, err := p.check(r.Context(), host)
 	if addr.IsValid() {
 		e.Addr = addr.String()
+	}
+	if reason == DenyDNS {
+		p.fail(w, e, reason, err)
+		return
 	}
 	if reason != "" {
 		p.deny(w, e, reason)
@@ -138,12 +155,29 @@ func target(r *http.Request) (host, port string, ok bool) {
 	return host, port, true
 }
 
-// deny answers 403 with the reason and logs the refusal.
+// deny answers 403 with the reason and logs the refusal: the policy
+// does not let this request through.
 func (p *Proxy) deny(w http.ResponseWriter, e LogEntry, reason string) {
+	p.refused.Add(1)
 	e.Reason = reason
 	p.log(e)
 	w.Header().Set("X-Kusaw-Egress", reason)
-	http.Error(w, "kusaw egress proxy: "+e.Host+": "+reason, http.StatusForbidden)
+	http.Error(w, "kusaw egress proxy: "+e.Host+": refused: "+reason+" (see egress.jsonl)", http.StatusForbidden)
+}
+
+// fail answers 502 for a request the policy allowed that could not reach
+// its host (code DenyDNS or DenyDial), and logs it as allowed, with the
+// error.
+func (p *Proxy) fail(w http.ResponseWriter, e LogEntry, code string, err error) {
+	p.allowed.Add(1)
+	e.Allowed = true
+	e.Error = code
+	if err != nil {
+		e.Error += ": " + err.Error()
+	}
+	p.log(e)
+	w.Header().Set("X-Kusaw-Egress", code)
+	http.Error(w, "kusaw egress proxy: "+e.Host+": allowed, but "+e.Error, http.StatusBadGateway)
 }
 
 // log writes e as one JSON line.
@@ -175,7 +209,7 @@ func (p *Proxy) inject(host string) (Inject, bool) {
 func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request, e LogEntry, dst netip.AddrPort) {
 	up, err := p.dial(r.Context(), dst)
 	if err != nil {
-		p.deny(w, e, DenyDial)
+		p.fail(w, e, DenyDial, err)
 		return
 	}
 	down, buf, err := http.NewResponseController(w).Hijack()
@@ -186,6 +220,7 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request, e LogEntry, dst n
 	if _, ok := p.inject(e.Host); ok {
 		e.Inject = "skipped (tls)"
 	}
+	p.allowed.Add(1)
 	e.Allowed = true
 	p.log(e)
 	if !p.track(up, down) {
@@ -248,10 +283,11 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, e LogEntry, dst 
 	defer tr.CloseIdleConnections()
 	resp, err := tr.RoundTrip(out)
 	if err != nil {
-		p.deny(w, e, DenyDial)
+		p.fail(w, e, DenyDial, err)
 		return
 	}
 	defer resp.Body.Close()
+	p.allowed.Add(1)
 	e.Allowed = true
 	p.log(e)
 	for k, vs := range resp.Header {

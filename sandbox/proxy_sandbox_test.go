@@ -29,10 +29,10 @@ env`
 	}
 	for _, want := range []string{
 		"http://api.example.test/hello => hello from origin",
-		"http://denied.test/ => kusaw egress proxy: denied.test: not_allowed",
-		"http://8.8.8.8/ => kusaw egress proxy: 8.8.8.8: ip_literal",
-		"http://private.example.test/ => kusaw egress proxy: private.example.test: private",
-		"http://loop.example.test/ => kusaw egress proxy: loop.example.test: loopback",
+		"http://denied.test/ => kusaw egress proxy: denied.test: refused: not_allowed",
+		"http://8.8.8.8/ => kusaw egress proxy: 8.8.8.8: refused: ip_literal",
+		"http://private.example.test/ => kusaw egress proxy: private.example.test: refused: private",
+		"http://loop.example.test/ => kusaw egress proxy: loop.example.test: refused: loopback",
 		"hello from origin\ntunnel-ok",
 		"HTTP_PROXY=http://127.0.0.1:3128", "https_proxy=http://127.0.0.1:3128", "NODE_USE_ENV_PROXY=1",
 	} {

@@ -18,7 +18,7 @@ type Sandbox struct {
 	ln       net.Listener
 	proxyURL string        // what HTTP_PROXY says inside
 	served   chan struct{} // closed when the proxy's Serve returns
-	log      *os.File      // the egress log
+	log      *egressLog    // the egress log; nil when none
 	files    []*os.File    // bind sources given to the backend
 	dir      string        // private folder of the proxy's socket
 }
@@ -66,13 +66,12 @@ func (s *Sandbox) setup(cmd *exec.Cmd, p *Policy) error {
 // and serves the proxy until Close.
 func (s *Sandbox) startProxy(p *Policy) error {
 	s.proxy = &Proxy{Allow: p.Allow, Inject: p.Inject, Resolver: p.Resolver, Dial: p.Dial}
-	if p.EgressLog != "" {
-		f, err := os.OpenFile(p.EgressLog, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-		if err != nil {
-			return fmt.Errorf("sandbox: egress log: %w", err)
-		}
-		s.log = f
-		s.proxy.Log = f
+	log, err := openEgressLog(p)
+	if err != nil {
+		return err
+	}
+	if log != nil {
+		s.log, s.proxy.Log = log, log
 	}
 	if err := listenProxy(s, p); err != nil {
 		return fmt.Errorf("sandbox: egress proxy: %w", err)
@@ -121,13 +120,11 @@ func (s *Sandbox) Close() error {
 	for _, f := range s.files {
 		errs = append(errs, f.Close())
 	}
-	if s.log != nil {
-		errs = append(errs, s.log.Close())
-	}
+	errs = append(errs, s.log.close())
 	if s.dir != "" {
 		errs = append(errs, os.RemoveAll(s.dir))
 	}
-	s.ln, s.files, s.log, s.dir = nil, nil, nil, ""
+	s.ln, s.files, s.dir = nil, nil, ""
 	return errors.Join(errs...)
 }
 

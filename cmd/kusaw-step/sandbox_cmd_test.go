@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	step "kusaw.dev/step"
 )
 
 // Issue 11 item 8: a flag only a sandbox can enforce is a usage error with
@@ -54,5 +56,17 @@ func TestCheckOffReadable(t *testing.T) {
 		if mode == "auto" && err != nil {
 			t.Errorf("--sandbox auto --readable: %v; want no error", err)
 		}
+	}
+}
+
+// Issue 16 item 8: the verdict block says how many egress requests were
+// allowed and refused, and points at egress.jsonl.
+func TestVerdictShowsEgress(t *testing.T) {
+	var b strings.Builder
+	v := newView(&b, false)
+	v.stop()
+	v.verdict(&step.Record{Status: "ok", ReasonCode: "done", Egress: &step.EgressRecord{Allowed: 3, Refused: 2, Log: "egress.jsonl"}}, "/runs/a")
+	if want := "egress   3 allowed, 2 refused (each in /runs/a/egress.jsonl)\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("verdict block:\n%s\nwant the line %q", b.String(), want)
 	}
 }

@@ -43,6 +43,7 @@ func writeVerdict(w io.Writer, rec *step.Record, dir string) {
 		line(w, "usage", u)
 	}
 	line(w, "duration", durationText(time.Duration(rec.DurationMS)*time.Millisecond)+" · "+exitText(rec))
+	egressLine(w, rec, dir)
 	line(w, "logs", fmt.Sprintf("%s (%s)", dir, logSizes(rec)))
 	if rec.Diagnosis != "" {
 		fmt.Fprintf(w, "\n%s\n", rec.Diagnosis)
