@@ -38,6 +38,10 @@ func (c *checker) checkOutputs() {
 		c.res.Outputs = nil
 		return
 	}
+	if ptr, text, ok := overflowingNumber(raw); ok {
+		c.outputsInvalid([]schemas.Problem{{Pointer: "/outputs" + ptr, Message: text + " does not fit a 64-bit float: no consumer can read it back; send a smaller number, or the digits as a string"}})
+		return
+	}
 	doc := c.doc["outputs"]
 	var problems []schemas.Problem
 	if s := c.opts.OutputsSchema; s != nil {
