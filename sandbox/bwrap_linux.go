@@ -72,11 +72,11 @@ func baseArgs(network string) []string {
 // listenProxy listens on a unix socket in a private folder; Wrap binds it
 // into the sandbox, where the bridge serves it on a loopback port.
 func listenProxy(s *Sandbox, p *Policy) error {
-	dir, err := os.MkdirTemp("", "kusaw-egress-")
+	dir, lock, err := makeEgressDir()
 	if err != nil {
 		return err
 	}
-	s.dir = dir
+	s.dir, s.dirLock = dir, lock
 	s.ln, err = net.Listen("unix", filepath.Join(dir, "egress.sock"))
 	s.proxyURL = "http://127.0.0.1:" + strconv.Itoa(p.port())
 	return err

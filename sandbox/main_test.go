@@ -16,7 +16,8 @@ const helperEnv = "SANDBOX_TEST_HELPER"
 
 // helpers are the fake processes the test binary can become.
 var helpers = map[string]func() int{
-	"runner": helperRunner,
+	"runner":        helperRunner,
+	"egress-runner": helperEgressRunner,
 }
 
 // TestMain makes the test binary the runner's binary too: inside the

@@ -21,6 +21,7 @@ type Sandbox struct {
 	log      *egressLog    // the egress log; nil when none
 	files    []*os.File    // bind sources given to the backend
 	dir      string        // private folder of the proxy's socket
+	dirLock  *os.File      // held while dir is in use; see makeEgressDir
 }
 
 // Wrap decorates cmd (built with exec.Command, not yet started) so that it
@@ -124,7 +125,10 @@ func (s *Sandbox) Close() error {
 	if s.dir != "" {
 		errs = append(errs, os.RemoveAll(s.dir))
 	}
-	s.ln, s.files, s.dir = nil, nil, ""
+	if s.dirLock != nil {
+		errs = append(errs, s.dirLock.Close())
+	}
+	s.ln, s.files, s.dir, s.dirLock = nil, nil, "", nil
 	return errors.Join(errs...)
 }
 
