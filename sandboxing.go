@@ -92,10 +92,14 @@ func (at *attempt) closeSandbox() {
 	}
 }
 
+// masks reports whether the attempt has a secret to mask: without one,
+// masking costs nothing.
+func (at *attempt) masks() bool { return at.plan != nil && at.plan.Masks() }
+
 // mask returns w behind a masker of the attempt's secrets (w itself when
 // there are none); flushMasks writes out what the maskers hold back.
 func (at *attempt) mask(w io.Writer) io.Writer {
-	if at.plan == nil {
+	if !at.masks() {
 		return w
 	}
 	m := at.plan.Masker(w)
@@ -111,7 +115,7 @@ func (at *attempt) flushMasks() {
 
 // maskBytes returns a copy of b with the attempt's secrets masked.
 func (at *attempt) maskBytes(b []byte) []byte {
-	if at.plan == nil {
+	if !at.masks() {
 		return append([]byte(nil), b...)
 	}
 	return []byte(at.plan.MaskString(string(b)))
@@ -119,8 +123,8 @@ func (at *attempt) maskBytes(b []byte) []byte {
 
 // maskEvent returns ev with the attempt's secrets masked, for the observer.
 func (at *attempt) maskEvent(ev protocol.Event) protocol.Event {
-	if at.plan == nil || len(at.a.Sandbox.Secrets) == 0 {
-		return ev // nothing to mask: no need to encode every event
+	if !at.masks() {
+		return ev // nothing to mask (injected secrets count): no need to encode every event
 	}
 	line, err := protocol.EncodeEvent(ev)
 	if err != nil {
@@ -138,7 +142,7 @@ func (at *attempt) maskEvent(ev protocol.Event) protocol.Event {
 
 // maskRecord masks the attempt's secrets everywhere in the record.
 func (at *attempt) maskRecord() {
-	if at.plan == nil {
+	if !at.masks() {
 		return
 	}
 	data, err := json.Marshal(at.rec)

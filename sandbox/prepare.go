@@ -2,7 +2,11 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"sync"
 
 	"kusaw.dev/step/protocol"
 )
@@ -37,6 +41,9 @@ type Plan struct {
 	Env      []string           // the step's whole environment: cmd.Env
 	Warnings []protocol.Warning // for the record
 	secrets  []string
+
+	mu     sync.Mutex // guards masker
+	masker *Masker    // for MaskString, made once
 }
 
 // Prepare decides everything about the attempt's sandbox before the step
@@ -64,12 +71,14 @@ func Prepare(req *protocol.Request, hs *protocol.Handshake, o Options) (*Plan, e
 		return nil, err
 	}
 	plan := &Plan{Policy: pol, Env: env, Warnings: EgressWarnings(pol, hs.Egress)}
-	for _, v := range o.Secrets {
-		plan.secrets = append(plan.secrets, v)
+	for _, name := range slices.Sorted(maps.Keys(o.Secrets)) {
+		plan.secrets = append(plan.secrets, o.Secrets[name])
+		plan.warnShort(name, o.Secrets[name])
 	}
 	pol.Mask = plan.secrets
 	for _, in := range pol.Inject {
 		plan.secrets = append(plan.secrets, in.Value)
+		plan.warnShort(in.Name, in.Value)
 	}
 	if req.Limits.LogCapBytes != nil {
 		pol.EgressLogCap = *req.Limits.LogCapBytes
@@ -77,12 +86,41 @@ func Prepare(req *protocol.Request, hs *protocol.Handshake, o Options) (*Plan, e
 	return plan, nil
 }
 
+// warnShort warns, before the step starts, about a secret too short to
+// mask: masking it would hide ordinary text all over the logs.
+func (p *Plan) warnShort(name, value string) {
+	if value == "" || len(value) >= MinSecretLen {
+		return
+	}
+	p.Warnings = append(p.Warnings, protocol.Warning{Code: "secret_too_short", Message: fmt.Sprintf(
+		"the secret %s is %d bytes, under %d: too short to mask without hiding ordinary text, so it is NOT masked in the logs and the record; use a longer secret", name, len(value), MinSecretLen)})
+}
+
 // Masker returns a [Masker] of every secret of the plan (provided or
 // injected) writing to w.
 func (p *Plan) Masker(w io.Writer) *Masker { return NewMasker(w, p.secrets) }
 
-// MaskString masks every secret of the plan in s.
-func (p *Plan) MaskString(s string) string { return p.Masker(nil).MaskString(s) }
+// Masks reports whether the plan has a secret to mask; without one,
+// masking is a no-op the caller may skip.
+func (p *Plan) Masks() bool {
+	for _, s := range p.secrets {
+		if len(s) >= MinSecretLen {
+			return true
+		}
+	}
+	return false
+}
+
+// MaskString masks every secret of the plan in s. It is safe for
+// concurrent use.
+func (p *Plan) MaskString(s string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.masker == nil {
+		p.masker = p.Masker(nil)
+	}
+	return p.masker.MaskString(s)
+}
 
 // Reason returns the reason code of an error from this package's checks
 // (sandbox_unavailable, secret_not_declared, dependency_missing), and
