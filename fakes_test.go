@@ -66,7 +66,10 @@ var fakes = map[string]func(){
 	"scan-findings": func() {
 		withResult(`"outputs":{"scanner":{"name":"s"},"findings":[{"rule_id":"aws-key","path":"a.go","start_line":1,"snippet":"AKIAFAKE"}]}`)
 	},
-	"egress": egressFake,
+	"egress":                egressFake,
+	"leaks-encoded":         leaksEncoded,
+	"artifacts-dir-to-root": artifactsDirToRoot,
+	"many-artifacts":        manyArtifacts,
 }
 
 // handshakes are the fakes' answers when KUSAW_HANDSHAKE=1.
@@ -84,6 +87,7 @@ var handshakes = map[string]func(){
 	"step-files":      func() { say(sandboxedHandshake) },
 	"reports-sandbox": func() { say(sandboxedHandshake) },
 	"egress":          func() { say(sandboxedHandshake) },
+	"leaks-encoded":   func() { say(sandboxedHandshake) },
 }
 
 const handshakeLine = `{"type":"handshake","name":"fake","version":"0.1.0","interactive":false,"protocol_versions":[2],` +

@@ -29,10 +29,10 @@ type output struct {
 	state      *os.ProcessState
 	summary    *events.Summary
 	usage      *protocol.Usage
-	artifacts  []protocol.Artifact // from artifact events, checked at the end
-	stop       stopCause           // why the runner stopped the step; stopNone if it exited by itself
-	killed     bool                // SIGKILL was needed
-	forced     bool                // reading was cut after drainDelay
+	artifacts  eventArtifacts // from artifact events, distinct and bounded, checked at the end
+	stop       stopCause      // why the runner stopped the step; stopNone if it exited by itself
+	killed     bool           // SIGKILL was needed
+	forced     bool           // reading was cut after drainDelay
 	stdout     *events.CappedWriter
 	stderr     *events.CappedWriter
 	stderrTail *events.Tail
@@ -191,7 +191,7 @@ func (at *attempt) readOptions(out *output, sig *signals) events.Options {
 			case *protocol.Usage:
 				out.usage = e
 			case *protocol.ArtifactEvent:
-				out.artifacts = append(out.artifacts, e.Artifact)
+				out.artifacts.add(e.Artifact)
 			case *protocol.NoteAck:
 				out.acks = append(out.acks, e.ID)
 			}

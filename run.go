@@ -15,6 +15,7 @@ import (
 	"kusaw.dev/step/handshake"
 	"kusaw.dev/step/protocol"
 	"kusaw.dev/step/request"
+	"kusaw.dev/step/result"
 	"kusaw.dev/step/sandbox"
 	"kusaw.dev/step/schemas"
 )
@@ -94,11 +95,12 @@ type attempt struct {
 	grace            time.Duration
 	limits           limits
 	started          time.Time
-	plan             *sandbox.Plan     // nil: no sandbox options
-	sb               *sandbox.Sandbox  // the running sandbox; nil when none
-	maskers          []*sandbox.Masker // the logs' maskers, flushed at the end
-	notesPath        string            // the live notes file; "" when the step takes none
-	files            stepFiles         // the files the step's variables name
+	plan             *sandbox.Plan        // nil: no sandbox options
+	sb               *sandbox.Sandbox     // the running sandbox; nil when none
+	maskers          []*sandbox.Masker    // the logs' maskers, flushed at the end
+	notesPath        string               // the live notes file; "" when the step takes none
+	files            stepFiles            // the files the step's variables name
+	artDir           *result.ArtifactsDir // the artifacts folder, held open from before the step runs
 }
 
 // limits are the request's caps, with the spec's defaults filled in.
@@ -152,7 +154,10 @@ func (at *attempt) layout() error {
 	if err := os.WriteFile(at.rec.RequestPath, at.a.Request, 0o600); err != nil {
 		return err
 	}
-	return at.writeStepFiles()
+	if err := at.writeStepFiles(); err != nil {
+		return err
+	}
+	return at.openArtifactsDir()
 }
 
 func limitsOf(req *protocol.Request) limits {
@@ -209,6 +214,7 @@ func (at *attempt) cancelled(ctx context.Context) {
 
 // finish writes attempt.json.
 func (at *attempt) finish() error {
+	at.closeArtifactsDir()
 	at.rec.DurationMS = time.Since(at.started).Milliseconds()
 	at.maskRecord()
 	data, err := json.Marshal(at.rec, json.Deterministic(true))

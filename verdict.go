@@ -16,6 +16,7 @@ func (at *attempt) judge(out *output) {
 	rec := at.rec
 	at.recordProcess(out)
 	at.recordLogs(out)
+	at.removePlantedLink()
 	if out.startErr != nil {
 		rec.ReasonCode = protocol.ReasonStartFailed
 		rec.Message = "the step could not be started: " + out.startErr.Error()
@@ -31,7 +32,8 @@ func (at *attempt) judge(out *output) {
 	case sum.Result != nil:
 		at.takeResult(sum.Result, sum.ResultLine)
 		at.explainResult(sum.Result, sum.ResultLine, out)
-		at.checkEventArtifacts(out.artifacts)
+		at.refuseSecretArtifacts()
+		at.checkEventArtifacts(&out.artifacts)
 		at.noteStop(out.stop)
 	case out.stop == stopCancelled:
 		rec.Status, rec.ReasonCode = protocol.StatusKilled, protocol.ReasonCancelled
@@ -60,7 +62,7 @@ func (at *attempt) protocolError(p *events.ProtocolError, out *output) {
 // takeResult checks the result line and lets it give the verdict.
 func (at *attempt) takeResult(raw []byte, line int) {
 	rec := at.rec
-	v := result.Check(raw, result.Options{Request: at.req, OutputsSchema: at.info.OutputsSchema, ArtifactsDir: at.artifactsDir})
+	v := result.Check(raw, result.Options{Request: at.req, OutputsSchema: at.info.OutputsSchema, ArtifactsDir: at.artifactsDir, Artifacts: at.artDir})
 	kept := raw
 	if v.Line != nil {
 		kept = v.Line // what a rule stripped (an atlas_scan finding's message) stays out
@@ -79,32 +81,6 @@ func (at *attempt) takeResult(raw []byte, line int) {
 	rec.Recovery, rec.Phase, rec.RetryAfterMS, rec.Provenance = v.Recovery, v.Phase, v.RetryAfterMS, v.Provenance
 	rec.ResetsAt = v.ResetsAt
 	rec.Session, rec.Cost = v.Session, v.Cost
-}
-
-// checkEventArtifacts checks the artifacts the step published with events,
-// once it has ended and the files are final, and records the valid ones
-// the result does not list. An invalid one fails the attempt unless the
-// result already failed it with a weightier reason.
-func (at *attempt) checkEventArtifacts(list []protocol.Artifact) {
-	rec := at.rec
-	listed := make(map[string]bool)
-	for _, a := range rec.Artifacts {
-		listed[a.Path] = true
-	}
-	for _, a := range list {
-		checked, err := result.CheckArtifact(a, at.artifactsDir)
-		if err != nil {
-			if rec.ReasonCode != protocol.ReasonProtocolError && rec.ReasonCode != protocol.ReasonArtifactInvalid {
-				rec.Status, rec.ReasonCode = protocol.StatusFail, protocol.ReasonArtifactInvalid
-				rec.Message = "an artifact event is invalid: " + err.Error()
-			}
-			continue
-		}
-		if !listed[checked.Path] {
-			listed[checked.Path] = true
-			rec.Artifacts = append(rec.Artifacts, checked)
-		}
-	}
 }
 
 // noteStop warns when a step that gave its result had to be stopped.

@@ -69,6 +69,10 @@ type Options struct {
 	// ArtifactsDir is KUSAW_ARTIFACTS_DIR, absolute. "" means the request's
 	// artifacts_dir.
 	ArtifactsDir string
+	// Artifacts, when not nil, is the artifacts folder the runner opened
+	// before the step ran: artifacts resolve beneath it, and ArtifactsDir
+	// is not used.
+	Artifacts *ArtifactsDir
 }
 
 // Verdict is the outcome of a result's checks.
