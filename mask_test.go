@@ -110,3 +110,31 @@ func TestShortSecretWarned(t *testing.T) {
 	}
 	wantVerdict(t, rec, verdict{"ok", "fake", "used abc"})
 }
+
+// secretNoResult floods stderr past the log cap, prints its secret last,
+// and exits without a result: the secret is in the stderr tail only.
+func secretNoResult() {
+	os.Stderr.Write(bytes.Repeat([]byte("filler line of stderr\n"), 200))
+	fmt.Fprintf(os.Stderr, "fatal: token %s rejected\n", os.Getenv("MY_TOKEN"))
+	os.Exit(3)
+}
+
+// Issue 15 and item 4: once stderr.log is full the masker stops masking
+// what the cap discards, and the stderr tail in the diagnosis is masked
+// with the record.
+func TestSecretMaskedInDiagnosisPastTheCap(t *testing.T) {
+	rec, out := runAttempt(t, "secret-no-result", setup{
+		logCap:  1000,
+		sandbox: &sandbox.Options{Flags: sandbox.Flags{Mode: "off"}, Secrets: map[string]string{"MY_TOKEN": secretValue}},
+	})
+	wantVerdict(t, rec, verdict{"fail", "no_result", "exited with status 3"})
+	if !strings.Contains(rec.Diagnosis, "fatal: token *** rejected") {
+		t.Errorf("diagnosis:\n%s\nwant the stderr tail, masked", rec.Diagnosis)
+	}
+	for _, f := range []string{"stderr.log", "attempt.json"} {
+		data, _ := os.ReadFile(filepath.Join(out, f))
+		if bytes.Contains(data, []byte(secretValue)) {
+			t.Errorf("%s holds the secret:\n%s", f, data)
+		}
+	}
+}

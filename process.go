@@ -151,7 +151,10 @@ func (at *attempt) start(pp *pipes) (*proc.Process, error) {
 // pump starts the three stream pumps and returns a channel closed when all
 // of them are done.
 func (at *attempt) pump(pp *pipes, out *output, sig *signals) <-chan struct{} {
-	stdoutLog, stderrLog := at.mask(out.stdout), at.mask(io.MultiWriter(out.stderr, out.stderrTail))
+	// The stderr tail takes the raw bytes: it ends in the record's
+	// diagnosis, which is masked with the record. So the log's masker
+	// stops masking once the log is full.
+	stdoutLog, stderrLog := at.mask(out.stdout), io.MultiWriter(at.mask(out.stderr), out.stderrTail)
 	var g errgroup.Group
 	g.Go(func() error { return writeRequest(pp.stdinW, at.a.Request) })
 	g.Go(func() error {

@@ -65,22 +65,35 @@ func NewMasker(w io.Writer, secrets []string) *Masker {
 		return m
 	}
 	m.pair = new([256][256]bool)
-	escapes := []byte{'\\', '%', '+'}
 	for i, f := range m.forms {
 		m.byFirst[f[0]] = append(m.byFirst[f[0]], i)
-		m.isStart[f[0]] = true
-		m.pair[f[0]][f[1]] = true
-		for _, e := range escapes {
-			m.pair[f[0]][e] = true
+		m.start(f[0], f[1])
+		if f[0] == ' ' { // a URL decoder turns '+' into a space
+			m.start('+', f[1])
 		}
 	}
-	for _, e := range escapes {
-		m.isStart[e] = true
-		for d := range 256 {
-			m.pair[e][d] = true
-		}
+	// An escape may stand for any byte, the first of a form included: a
+	// JSON escape starts \" \\ \/ \b \f \n \r \t or \u; a percent escape two
+	// hex digits, either possibly \u-escaped.
+	for _, c := range []byte("\"\\/bfnrtu") {
+		m.isStart['\\'], m.pair['\\'][c] = true, true
+	}
+	for _, c := range []byte("0123456789abcdefABCDEF\\") {
+		m.isStart['%'], m.pair['%'][c] = true, true
 	}
 	return m
+}
+
+// start marks c as a byte that may start a form whose second byte is d:
+// d itself, or an escape of it, may follow.
+func (m *Masker) start(c, d byte) {
+	m.isStart[c] = true
+	m.pair[c][d] = true
+	m.pair[c]['\\'] = true
+	m.pair[c]['%'] = true
+	if d == ' ' {
+		m.pair[c]['+'] = true
+	}
 }
 
 // ShortSecrets returns the secrets shorter than [MinSecretLen], which a
@@ -142,7 +155,7 @@ func cores(s string) []string {
 // Write masks p into the underlying writer, holding back a possible
 // start of a secret. It reports len(p) unless the writer fails.
 func (m *Masker) Write(p []byte) (int, error) {
-	if len(m.forms) == 0 {
+	if len(m.forms) == 0 || m.discarding() {
 		return m.w.Write(p)
 	}
 	in := p
@@ -161,6 +174,22 @@ func (m *Masker) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// discarding reports whether the underlying writer is a capped log that
+// reached its cap (the events package's CappedWriter: Truncated() true), and so keeps
+// nothing more: what it is sent from then on is counted, never written,
+// and needs no masking. What the masker held back goes with it.
+func (m *Masker) discarding() bool {
+	c, ok := m.w.(interface{ Truncated() bool })
+	if !ok || !c.Truncated() {
+		return false
+	}
+	if len(m.held) > 0 {
+		m.w.Write(m.held)
+		m.held = m.held[:0]
+	}
+	return true
 }
 
 // Flush masks and writes what is held back.
@@ -209,10 +238,7 @@ func (m *Masker) mask(b []byte, final bool) (out, rest []byte) {
 	m.out = m.out[:0]
 	done, i := 0, 0 // b[:done] is in m.out; b[done:i] is plain
 	for {
-		// The next byte that may start a form, with the one after it.
-		for i < len(b) && !(m.isStart[b[i]] && (i+1 == len(b) || m.pair[b[i]][b[i+1]])) {
-			i++
-		}
+		i = m.next(b, i)
 		if i == len(b) {
 			break
 		}
@@ -229,6 +255,22 @@ func (m *Masker) mask(b []byte, final bool) (out, rest []byte) {
 		}
 	}
 	return m.emit(b, done, len(b)), nil
+}
+
+// next returns the index, from i, of the next byte of b that may start a
+// form, judging by it and the byte after it; len(b) when none does. It
+// skips eight bytes at a time where none can start one.
+func (m *Masker) next(b []byte, i int) int {
+	pair := m.pair
+	for ; i+1 < len(b); i++ {
+		if pair[b[i]][b[i+1]] {
+			return i
+		}
+	}
+	if i < len(b) && !m.isStart[b[i]] {
+		i++
+	}
+	return i
 }
 
 // emit returns the output of mask up to b[:end]: b itself when nothing
