@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"kusaw.dev/step/sandbox"
 )
 
 // artifactsDirToRoot swaps its artifacts folder for a symlink to / and
@@ -24,20 +26,31 @@ func artifactsDirToRoot() {
 	withResult(`"artifacts":[{"path":"etc/passwd","kind":"evidence","caption":"the host's users"}]`)
 }
 
-// Issue 11 item 7: with no sandbox, a step that replaces the artifacts
-// folder with a symlink to / gets artifact_invalid, not its host file; the
-// runner resolves beneath the folder it created and removes the link.
+// Issue 11 item 7: with no sandbox (--sandbox off, or none at all), a
+// step that replaces the artifacts folder with a symlink to / gets
+// artifact_invalid, not its host file; the runner resolves beneath the
+// folder it created and removes the link.
 func TestArtifactsDirSwappedForSymlink(t *testing.T) {
-	rec, out := runAttempt(t, "artifacts-dir-to-root", setup{})
-	wantVerdict(t, rec, verdict{"fail", "artifact_invalid", "etc/passwd"})
-	if len(rec.Artifacts) != 0 {
-		t.Errorf("item 7: record artifacts %+v; want none", rec.Artifacts)
-	}
-	if !hasWarning(rec, "artifacts_dir_replaced") {
-		t.Errorf("item 7: warnings %v; want artifacts_dir_replaced", rec.Warnings)
-	}
-	if fi, err := os.Lstat(filepath.Join(out, "artifacts")); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-		t.Errorf("item 7: the attempt folder keeps the link the step planted")
+	for _, tc := range []struct {
+		name string
+		sb   *sandbox.Options
+	}{
+		{"item 7: --sandbox off", &sandbox.Options{Flags: sandbox.Flags{Mode: "off"}}},
+		{"item 7: no sandbox options", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec, out := runAttempt(t, "artifacts-dir-to-root", setup{sandbox: tc.sb})
+			wantVerdict(t, rec, verdict{"fail", "artifact_invalid", "etc/passwd"})
+			if len(rec.Artifacts) != 0 {
+				t.Errorf("record artifacts %+v; want none", rec.Artifacts)
+			}
+			if !hasWarning(rec, "artifacts_dir_replaced") {
+				t.Errorf("warnings %v; want artifacts_dir_replaced", rec.Warnings)
+			}
+			if fi, err := os.Lstat(filepath.Join(out, "artifacts")); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+				t.Errorf("the attempt folder keeps the link the step planted")
+			}
+		})
 	}
 }
 

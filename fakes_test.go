@@ -82,14 +82,15 @@ var handshakes = map[string]func(){
 	"hs-bad-schema": func() {
 		say(strings.Replace(handshakeLine, `"outputs_schema":{"type":"object"`, `"outputs_schema":{"type":"objekt"`, 1))
 	},
-	"sandboxed":        func() { say(sandboxedHandshake) },
-	"prints-secret":    func() { say(sandboxedHandshake) },
-	"needs-path":       needsPathHandshake,
-	"step-files":       func() { say(sandboxedHandshake) },
-	"reports-sandbox":  func() { say(sandboxedHandshake) },
-	"egress":           func() { say(sandboxedHandshake) },
-	"leaks-encoded":    func() { say(sandboxedHandshake) },
-	"secret-no-result": func() { say(sandboxedHandshake) },
+	"sandboxed":             func() { say(sandboxedHandshake) },
+	"prints-secret":         func() { say(sandboxedHandshake) },
+	"needs-path":            needsPathHandshake,
+	"step-files":            func() { say(sandboxedHandshake) },
+	"reports-sandbox":       func() { say(sandboxedHandshake) },
+	"egress":                func() { say(sandboxedHandshake) },
+	"leaks-encoded":         func() { say(sandboxedHandshake) },
+	"secret-no-result":      func() { say(sandboxedHandshake) },
+	"artifacts-dir-to-root": func() { say(sandboxedHandshake) },
 }
 
 const handshakeLine = `{"type":"handshake","name":"fake","version":"0.1.0","interactive":false,"protocol_versions":[2],` +

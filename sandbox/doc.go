@@ -29,6 +29,8 @@
 // inside by the runner's own binary ([RunBridge], the hidden subcommand
 // [BridgeCommand]).
 //
-// Secrets never reach a log: a [Masker] replaces their values, JSON-escaped
-// and base64 forms by ***.
+// Secrets never reach a log: a [Masker] replaces by *** every form of
+// them a JSON reader, a URL decoder or a hex or base64 decoder turns back
+// into the secret, in any mix of escapes; a secret under [MinSecretLen]
+// bytes is not masked, and [Prepare] warns about it.
 package sandbox
