@@ -44,6 +44,11 @@ func (at *attempt) prepareSandbox() error {
 	}
 	at.plan = plan
 	at.rec.Warnings = append(at.rec.Warnings, plan.Warnings...)
+	for _, w := range plan.Warnings {
+		if w.Code == "secret_too_short" { // said now, not only in the record
+			at.a.Log.Warn().Str("code", w.Code).Msg(w.Message)
+		}
+	}
 	return nil
 }
 

@@ -70,3 +70,28 @@ func TestVerdictShowsEgress(t *testing.T) {
 		t.Errorf("verdict block:\n%s\nwant the line %q", b.String(), want)
 	}
 }
+
+// Issue 11 item 4: a secret too short to mask is warned about on stderr
+// when the attempt starts, as well as in the record.
+func TestShortSecretWarnedAtStart(t *testing.T) {
+	t.Setenv("SHORT_TOKEN", "abc")
+	dir := t.TempDir()
+	stepPath := filepath.Join(dir, "short.sh")
+	script := `#!/bin/sh
+if [ "$KUSAW_HANDSHAKE" = 1 ]; then
+  echo '{"type":"handshake","name":"short","version":"1","interactive":false,"protocol_versions":[2],"needs_env":[{"name":"SHORT_TOKEN","secret":true}]}'
+  exit 0
+fi
+echo '{"type":"result","protocol_version":2,"status":"ok","reason_code":"done","message":"m"}'
+`
+	if err := os.WriteFile(stepPath, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCmd(t, "", "run", "--sandbox", "off", "--secret", "SHORT_TOKEN", "--out", filepath.Join(dir, "attempt"), stepPath)
+	if code != exitOK {
+		t.Errorf("exit %d; want 0\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "secret_too_short") || !strings.Contains(stderr, "SHORT_TOKEN is 3 bytes") {
+		t.Errorf("stderr:\n%s\nwant the secret_too_short warning", stderr)
+	}
+}
