@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"kusaw.dev/step/protocol"
 	"kusaw.dev/step/result"
@@ -42,7 +43,10 @@ func (e *eventArtifacts) add(a protocol.Artifact) {
 	if e.seen == nil {
 		e.seen = make(map[string]bool)
 	}
-	e.seen[key] = true
+	// Kept past the event: own the strings, whatever buffer they came from.
+	a.Path, a.Kind, a.Caption = strings.Clone(a.Path), strings.Clone(a.Kind), strings.Clone(a.Caption)
+	a.Media, a.Page, a.Repo, a.Title = strings.Clone(a.Media), strings.Clone(a.Page), strings.Clone(a.Repo), strings.Clone(a.Title)
+	e.seen[strings.Clone(key)] = true
 	e.bytes += size
 	e.list = append(e.list, a)
 }
