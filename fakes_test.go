@@ -11,7 +11,13 @@ import (
 	"time"
 )
 
-// A fake step is the test binary itself, run with STEP_TEST_FAKE=name.
+// fakeArg is the first argument of the test binary run as a fake step:
+// TEST-BINARY __fake NAME [ARG...]. A sandboxed handshake gets none of
+// the runner's variables, so the name cannot travel in STEP_TEST_FAKE.
+const fakeArg = "__fake"
+
+// A fake step is the test binary itself, run with the arguments __fake
+// NAME (see fakeArg) or with STEP_TEST_FAKE=name.
 // Each fake answers the handshake like a good step unless its name says
 // otherwise, then misbehaves in its own way.
 var fakes = map[string]func(){
@@ -66,6 +72,7 @@ var fakes = map[string]func(){
 	"scan-findings": func() {
 		withResult(`"outputs":{"scanner":{"name":"s"},"findings":[{"rule_id":"aws-key","path":"a.go","start_line":1,"snippet":"AKIAFAKE"}]}`)
 	},
+	"hs-hostile": func() { result("ok", "done") },
 }
 
 // handshakes are the fakes' answers when KUSAW_HANDSHAKE=1.
@@ -82,6 +89,7 @@ var handshakes = map[string]func(){
 	"needs-path":      needsPathHandshake,
 	"step-files":      func() { say(sandboxedHandshake) },
 	"reports-sandbox": func() { say(sandboxedHandshake) },
+	"hs-hostile":      hostileHandshake,
 }
 
 const handshakeLine = `{"type":"handshake","name":"fake","version":"0.1.0","interactive":false,"protocol_versions":[2],` +

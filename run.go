@@ -50,10 +50,13 @@ func Run(ctx context.Context, a Attempt) (*Record, error) {
 	defer warm.Wait()
 	warm.Go(func() { _ = schemas.Precompile("handshake", "result") }) // errors come back from Validate
 
-	// 2. Ask the step who it is.
-	info, err := handshake.Run(ctx, a.Command, handshake.Options{
-		Timeout: at.handshakeTimeout, Dir: at.dir, Env: a.Env, MaxLine: int(at.limits.maxLine),
-	})
+	// 2. Ask the step who it is, in the sandbox the attempt will have.
+	hsOpts, err := at.handshakeOptions()
+	if err != nil {
+		at.sandboxFailed(err)
+		return rec, at.finish()
+	}
+	info, err := handshake.Run(ctx, a.Command, hsOpts)
 	if err != nil {
 		at.handshakeFailed(ctx, err)
 		return rec, at.finish()
@@ -189,7 +192,9 @@ func (at *attempt) handshakeFailed(ctx context.Context, err error) {
 	rec := at.rec
 	rec.ReasonCode = protocol.ReasonHandshakeFailed
 	var he *handshake.Error
-	if errors.As(err, &he) {
+	if reason, ok := sandbox.Reason(err); ok {
+		rec.ReasonCode, rec.Message = reason, err.Error()
+	} else if errors.As(err, &he) {
 		rec.ReasonCode = he.Reason
 		rec.Diagnosis = he.Error()
 		rec.Message = he.Cause

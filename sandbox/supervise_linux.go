@@ -41,6 +41,14 @@ func RunSupervisor(args []string, stdin, stdout, stderr *os.File) (int, error) {
 	if os.Getppid() != parent {
 		return 137, fmt.Errorf("%s: the runner is gone", SuperviseCommand)
 	}
+	// bwrap exits as soon as the step does; its init inside the pid
+	// namespace, and with it whatever the step left there, dies an instant
+	// later. As their subreaper the supervisor kills and waits for them,
+	// so that the sandbox is gone when it exits.
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return 1, fmt.Errorf("%s: %w", SuperviseCommand, err)
+	}
+	defer reapAll()
 	runtime.LockOSThread() // Pdeathsig follows the thread that forks bwrap; never unlocked
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
@@ -105,6 +113,17 @@ func signalInside(root int, sig syscall.Signal) {
 		queue = append(queue[1:], children[pid]...)
 		if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); strings.TrimSpace(string(comm)) != "bwrap" {
 			_ = syscall.Kill(pid, sig)
+		}
+	}
+}
+
+// reapAll kills every process left below the supervisor and waits for
+// each, until it has no child.
+func reapAll() {
+	for {
+		signalInside(os.Getpid(), syscall.SIGKILL)
+		if _, err := unix.Wait4(-1, nil, 0, nil); errors.Is(err, unix.ECHILD) {
+			return
 		}
 	}
 }
