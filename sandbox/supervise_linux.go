@@ -13,6 +13,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"kusaw.dev/step/internal/proc"
 )
 
 // SuperviseCommand is the runner's hidden subcommand that [Wrap] puts
@@ -50,19 +52,36 @@ func RunSupervisor(args []string, stdin, stdout, stderr *os.File) (int, error) {
 	}
 	defer reapAll()
 	runtime.LockOSThread() // Pdeathsig follows the thread that forks bwrap; never unlocked
+	var files []*os.File
+	for i := range n {
+		files = append(files, os.NewFile(uintptr(3+i), "bind"))
+	}
+	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if os.Getuid() == 0 {
+		// Never root: bwrap runs as the unprivileged uid, which owns the
+		// binds it is given (see stageBinds) and nothing else of the host.
+		if argv, err = stageBinds(argv); err != nil {
+			return 1, fmt.Errorf("%s: %w", SuperviseCommand, err)
+		}
+		for _, f := range files {
+			f.Close() // staged: bwrap binds no descriptor
+		}
+		attr.Credential = &syscall.Credential{Uid: unprivileged, Gid: unprivileged, Groups: []uint32{}}
+	}
+	proc.CloseInheritedOnExec() // bwrap gets the binds' descriptors, if any, and nothing else
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
-	for i := range n {
-		cmd.ExtraFiles = append(cmd.ExtraFiles, os.NewFile(uintptr(3+i), "bind"))
+	if attr.Credential == nil {
+		cmd.ExtraFiles = files
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = attr
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 	if err := cmd.Start(); err != nil {
 		return 127, fmt.Errorf("%s: %w", SuperviseCommand, err)
 	}
-	for _, f := range cmd.ExtraFiles {
+	for _, f := range files {
 		f.Close()
 	}
 	foreground(stdin, cmd.Process.Pid)

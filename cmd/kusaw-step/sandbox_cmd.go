@@ -15,6 +15,7 @@ type sandboxFlags struct {
 	mode        string
 	allowHosts  listFlag
 	writable    listFlag
+	readable    listFlag
 	secrets     listFlag
 	secretsFile string
 	inject      listFlag
@@ -24,6 +25,7 @@ func (sf *sandboxFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&sf.mode, "sandbox", "auto", "the step's sandbox: auto (bwrap or seatbelt when it works here), bwrap, seatbelt or off")
 	fs.Var(&sf.allowHosts, "allow-host", "a `HOST` (or *.suffix) the step may reach through the egress proxy; repeat it; any cuts the network to an allowlist")
 	fs.Var(&sf.writable, "writable", "a host `DIR` the step may also write; repeat it")
+	fs.Var(&sf.readable, "readable", "a host `DIR` the sandbox hides (a home: /root, /home, $HOME) that the step may read; repeat it")
 	fs.Var(&sf.secrets, "secret", "pass the secret `NAME` from this environment to a step that declares it in needs_env; repeat it")
 	fs.StringVar(&sf.secretsFile, "secrets-file", "", "a `FILE` of NAME=value lines: secrets for a step that declares them")
 	fs.Var(&sf.inject, "inject", "`NAME=HOST:HEADER`: the egress proxy sets HEADER to the secret NAME on plain-HTTP requests to HOST (an --allow-host); the step never sees it; repeat it")
@@ -53,7 +55,7 @@ func (sf *sandboxFlags) options() (*sandbox.Options, error) {
 		return nil, err
 	}
 	return &sandbox.Options{
-		Flags:   sandbox.Flags{Mode: sf.mode, AllowHosts: sf.allowHosts, Writable: sf.writable},
+		Flags:   sandbox.Flags{Mode: sf.mode, AllowHosts: sf.allowHosts, Writable: sf.writable, Readable: sf.readable},
 		Secrets: secrets, Inject: inject,
 	}, nil
 }
