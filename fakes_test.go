@@ -73,6 +73,7 @@ var fakes = map[string]func(){
 		withResult(`"outputs":{"scanner":{"name":"s"},"findings":[{"rule_id":"aws-key","path":"a.go","start_line":1,"snippet":"AKIAFAKE"}]}`)
 	},
 	"hs-hostile": func() { result("ok", "done") },
+	"list-fds":   listFds,
 }
 
 // handshakes are the fakes' answers when KUSAW_HANDSHAKE=1.
@@ -90,6 +91,7 @@ var handshakes = map[string]func(){
 	"step-files":      func() { say(sandboxedHandshake) },
 	"reports-sandbox": func() { say(sandboxedHandshake) },
 	"hs-hostile":      hostileHandshake,
+	"list-fds":        func() { say(sandboxedHandshake) },
 }
 
 const handshakeLine = `{"type":"handshake","name":"fake","version":"0.1.0","interactive":false,"protocol_versions":[2],` +

@@ -13,6 +13,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"kusaw.dev/step/events"
+	"kusaw.dev/step/internal/proc"
 	"kusaw.dev/step/protocol"
 	"kusaw.dev/step/schemas"
 )
@@ -139,6 +140,7 @@ func execute(ctx context.Context, path string, args []string, opts Options) (*ex
 	pr, pw := io.Pipe()
 	cmd.Stdout = pw
 	x := &exchange{path: path, opts: opts}
+	proc.CloseInheritedOnExec()
 	if err := cmd.Start(); err != nil {
 		pr.Close()
 		return nil, x.notStarted(ctx, timer, err)

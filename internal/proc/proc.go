@@ -54,6 +54,7 @@ type Process struct {
 // must not call cmd.Wait.
 func Start(cmd *exec.Cmd) (*Process, error) {
 	cmd.SysProcAttr = groupAttr(cmd.SysProcAttr)
+	CloseInheritedOnExec()
 	p := &Process{exited: make(chan struct{})}
 	started := make(chan error)
 	go p.run(cmd, started)
