@@ -74,6 +74,8 @@ var fakes = map[string]func(){
 	},
 	"hs-hostile": func() { result("ok", "done") },
 	"list-fds":   listFds,
+	"fork-many":           forkMany,
+	"eat-memory":          eatMemory,
 }
 
 // handshakes are the fakes' answers when KUSAW_HANDSHAKE=1.
@@ -202,4 +204,30 @@ func artifactEvidence() {
 	os.WriteFile(dir+"/shot.png", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), 0o644)
 	say(`{"type":"artifact","path":"shot.png","kind":"evidence","caption":"the page after login"}`)
 	result("ok", "done")
+}
+
+// forkMany starts sleeps until a fork fails, then exits 1 without a
+// result; it reports nothing if none fails.
+func forkMany() {
+	for range 2000 {
+		if err := exec.Command("sleep", "60").Start(); err != nil {
+			os.Stderr.WriteString("fork failed: " + err.Error() + "\n")
+			os.Exit(1)
+		}
+	}
+	result("ok", "no fork failed")
+}
+
+// eatMemory touches 512 MiB, then gives a result it should never reach.
+func eatMemory() {
+	var keep [][]byte
+	for range 512 {
+		b := make([]byte, 1<<20)
+		for i := range b {
+			b[i] = 1
+		}
+		keep = append(keep, b)
+	}
+	result("ok", "ate 512 MiB")
+	_ = keep
 }

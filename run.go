@@ -13,6 +13,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"kusaw.dev/step/handshake"
+	"kusaw.dev/step/internal/proc"
 	"kusaw.dev/step/protocol"
 	"kusaw.dev/step/request"
 	"kusaw.dev/step/sandbox"
@@ -82,6 +83,7 @@ func Run(ctx context.Context, a Attempt) (*Record, error) {
 
 	// 5. Judge what it said, and write it all down.
 	at.judge(out)
+	at.recordSandbox(out)
 	return rec, at.finish()
 }
 
@@ -102,6 +104,7 @@ type attempt struct {
 	maskers          []*sandbox.Masker // the logs' maskers, flushed at the end
 	notesPath        string            // the live notes file; "" when the step takes none
 	files            stepFiles         // the files the step's variables name
+	tracking         *proc.Cgroup      // the unsandboxed step's cgroup, which finds what it leaves; nil when none
 }
 
 // limits are the request's caps, with the spec's defaults filled in.

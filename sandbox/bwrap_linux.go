@@ -13,6 +13,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"kusaw.dev/step/internal/proc"
 )
 
 // Paths inside the sandbox, on the /run tmpfs.
@@ -21,9 +23,9 @@ const (
 	insideSocket = "/run/kusaw/egress.sock"
 )
 
-// unprivileged is the uid and gid the step has inside when the runner is
-// root: as root, bwrap would keep every capability.
-const unprivileged = 65534
+// unprivileged is the uid and gid the step has, inside and on the host,
+// when the runner is root.
+const unprivileged = UnprivilegedUID
 
 func nativeBackend() string { return BackendBwrap }
 
@@ -40,6 +42,17 @@ var probeBwrap = sync.OnceValue(func() error {
 		return fmt.Errorf("bwrap does not run here: %v: %s", err, strings.TrimSpace(string(out)))
 	}
 	return nil
+})
+
+// canDisableUserns reports whether bwrap can keep the step from making
+// nested user namespaces (--disable-userns, bwrap 0.8), tried once.
+var canDisableUserns = sync.OnceValue(func() bool {
+	path, err := exec.LookPath("bwrap")
+	if err != nil {
+		return false
+	}
+	args := []string{"--unshare-user", "--disable-userns", "--ro-bind", "/", "/", "--", "/bin/sh", "-c", "exit 0"}
+	return exec.Command(path, args...).Run() == nil
 })
 
 // Available reports whether backend works on this system: nil, or an
@@ -64,8 +77,11 @@ func baseArgs(network string) []string {
 	if uid == 0 {
 		uid, gid = unprivileged, unprivileged
 	}
-	args = append(args, "--unshare-user", "--uid", strconv.Itoa(uid), "--gid", strconv.Itoa(gid),
-		"--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
+	args = append(args, "--unshare-user", "--uid", strconv.Itoa(uid), "--gid", strconv.Itoa(gid))
+	if canDisableUserns() {
+		args = append(args, "--disable-userns") // no nested user namespace: no root in one
+	}
+	args = append(args, "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
 	for _, dir := range masks() {
 		args = append(args, "--tmpfs", dir)
 	}
@@ -116,8 +132,39 @@ func wrap(cmd *exec.Cmd, p *Policy, s *Sandbox) error {
 	}
 	args = append(append(args, "--"), argv...)
 	cmd.Path = self
-	cmd.Args = append([]string{self, SuperviseCommand, strconv.Itoa(os.Getpid()), strconv.Itoa(len(cmd.ExtraFiles)), "--"}, args...)
+	cmd.Args = append([]string{self, SuperviseCommand, strconv.Itoa(os.Getpid()), strconv.Itoa(len(cmd.ExtraFiles))}, s.limit(p)...)
+	cmd.Args = append(append(cmd.Args, "--"), args...)
 	return nil
+}
+
+// limit bounds the sandbox's processes and memory: a cgroup the
+// supervisor joins, when the runner may make one; else, as root, the
+// unprivileged uid's RLIMIT_NPROC (that uid has no other process to
+// count, unless several sandboxes run at once). It returns the
+// supervisor's options.
+func (s *Sandbox) limit(p *Policy) []string {
+	if p.PidsMax <= 0 && p.MemoryMax <= 0 {
+		return nil
+	}
+	var opts []string
+	cg, err := proc.NewCgroup(proc.Limits{PidsMax: p.PidsMax, MemoryMax: p.MemoryMax})
+	if err == nil {
+		s.cgroup = cg
+		for _, d := range cg.Dirs() {
+			opts = append(opts, "--cgroup", d)
+		}
+		if cg.EnforcesPids() {
+			s.pidsMax = p.PidsMax
+		}
+		if cg.EnforcesMemory() {
+			s.memoryMax = p.MemoryMax
+		}
+	}
+	if s.pidsMax == 0 && p.PidsMax > 0 && os.Getuid() == 0 {
+		s.pidsMax = p.PidsMax
+		opts = append(opts, "--nproc", strconv.Itoa(p.PidsMax))
+	}
+	return opts
 }
 
 // sandboxArgs returns bwrap's argv up to the step: the options, the

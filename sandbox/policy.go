@@ -60,7 +60,20 @@ type Flags struct {
 	// config names for the step (the slipway kind's binary, agent and
 	// source file).
 	Readable []string
+	// PidsMax (--pids-max) bounds the step's processes; 0 means
+	// DefaultPidsMax, a negative value no limit.
+	PidsMax int
+	// MemoryMax (--memory-max) bounds the memory of the step's process
+	// tree in bytes; 0 means no limit.
+	MemoryMax int64
 }
+
+// UnprivilegedUID is the uid (and gid) a sandboxed step runs as, inside
+// and on the host, when the runner is root (bwrap); never root itself.
+const UnprivilegedUID = 65534
+
+// DefaultPidsMax is the default bound on a sandboxed step's processes.
+const DefaultPidsMax = 512
 
 // Policy is what an attempt's sandbox allows. Build it with [NewPolicy];
 // the zero value is no sandbox.
@@ -82,6 +95,11 @@ type Policy struct {
 	// Readable are the absolute host paths the step may read that the
 	// sandbox would hide (see [Flags.Readable]): bound read-only.
 	Readable []string
+	// PidsMax bounds the step's processes (a cgroup, or RLIMIT_NPROC of
+	// the unprivileged uid); 0 means none. MemoryMax bounds the memory of
+	// its process tree in bytes (a cgroup); 0 means none.
+	PidsMax   int
+	MemoryMax int64
 	// EgressLog is the JSONL file the proxy logs every request to, in the
 	// attempt folder; "" discards the log.
 	EgressLog string
@@ -123,6 +141,13 @@ func NewPolicy(req *protocol.Request, f Flags) (*Policy, error) {
 	}
 	p.Writable = writable(req, f)
 	p.Readable = cleanPaths(f.Readable)
+	p.PidsMax, p.MemoryMax = f.PidsMax, f.MemoryMax
+	if p.PidsMax == 0 {
+		p.PidsMax = DefaultPidsMax
+	}
+	if p.PidsMax < 0 {
+		p.PidsMax = 0
+	}
 	if sb != nil && sb.Network == NetworkAllowlist || len(f.AllowHosts) > 0 {
 		p.Network = NetworkAllowlist
 	}
