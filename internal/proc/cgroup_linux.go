@@ -208,18 +208,16 @@ func (c *Cgroup) MemoryHit() bool {
 
 // Remove kills what is left in the cgroup and removes its folders.
 func (c *Cgroup) Remove() error {
+	c.evictRunner()
 	var errs []error
 	for _, d := range c.Dirs() {
-		for range 100 {
-			procs, _ := os.ReadFile(filepath.Join(d, "cgroup.procs"))
-			pids := strings.Fields(string(procs))
+		for range 500 { // killed processes leave within moments; at most 5 s
+			pids := procsIn(d)
 			if len(pids) == 0 {
 				break
 			}
-			for _, p := range pids {
-				if pid, err := strconv.Atoi(p); err == nil {
-					_ = unix.Kill(pid, unix.SIGKILL)
-				}
+			for _, pid := range pids {
+				_ = unix.Kill(pid, unix.SIGKILL)
 			}
 			_ = unix.Nanosleep(&unix.Timespec{Nsec: 10e6}, nil)
 		}
@@ -286,19 +284,39 @@ func (c *Cgroup) enterThread(cmd *exec.Cmd) (leave func()) {
 		for _, d := range moved {
 			_ = os.WriteFile(filepath.Join(filepath.Dir(d), "tasks"), tid, 0)
 		}
+		c.evictRunner()
 	}
 }
 
-// procs returns the processes in c.
+// evictRunner moves back out every thread of the runner in c: the Go
+// runtime may have started one from the thread while it was inside.
+func (c *Cgroup) evictRunner() {
+	for _, d := range c.Dirs() {
+		b, _ := os.ReadFile(filepath.Join(d, "tasks"))
+		for _, tid := range strings.Fields(string(b)) {
+			if _, err := os.Stat("/proc/self/task/" + tid); err == nil {
+				_ = os.WriteFile(filepath.Join(filepath.Dir(d), "tasks"), []byte(tid), 0)
+			}
+		}
+	}
+}
+
+// procs returns the processes in c, the runner left out.
 func (c *Cgroup) procs() []int {
 	dirs := c.Dirs()
 	if len(dirs) == 0 {
 		return nil
 	}
-	b, _ := os.ReadFile(filepath.Join(dirs[0], "cgroup.procs"))
+	return procsIn(dirs[0])
+}
+
+// procsIn returns the processes in the cgroup folder dir, the runner
+// left out.
+func procsIn(dir string) []int {
+	b, _ := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
 	var pids []int
 	for _, f := range strings.Fields(string(b)) {
-		if pid, err := strconv.Atoi(f); err == nil {
+		if pid, err := strconv.Atoi(f); err == nil && pid != os.Getpid() {
 			pids = append(pids, pid)
 		}
 	}

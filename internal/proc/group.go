@@ -69,6 +69,7 @@ func (p *Process) Stop(grace time.Duration) (killed bool) {
 	if p.waitGone(deadline.C) {
 		return false
 	}
+	p.killed.Store(true)
 	_ = p.Signal(syscall.SIGKILL)
 	return true
 }

@@ -77,7 +77,7 @@ func command(s procStat) string {
 // noteMembers records the live members of the group other than the
 // leader, before Reap kills them.
 func (p *Process) noteMembers() {
-	if p.gone.Load() || !p.hasExited() {
+	if p.gone.Load() || !p.hasExited() || p.killed.Load() {
 		return
 	}
 	for _, s := range allStats() {
@@ -106,7 +106,11 @@ func (p *Process) addLeft(s procStat) {
 func (p *Process) KillOrphans() []Left {
 	if p.cgroup != nil {
 		for _, pid := range p.cgroup.procs() {
-			if s, ok := readStat(pid); ok && s.state != 'Z' && s.state != 'X' {
+			s, ok := readStat(pid)
+			if ok && s.pgrp == p.pid && p.killed.Load() {
+				continue // killed by Stop with the group, dying
+			}
+			if ok && s.state != 'Z' && s.state != 'X' {
 				p.addLeft(s)
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 				var ws syscall.WaitStatus

@@ -37,7 +37,8 @@ type Process struct {
 	// so the Process sends no more signals and reaps nothing.
 	gone atomic.Bool
 
-	cgroup *Cgroup // the cgroup the child was born in; nil when none
+	killed atomic.Bool // Stop sent the group SIGKILL: its members are dying, not left
+	cgroup *Cgroup     // the cgroup the child was born in; nil when none
 	mu     sync.Mutex
 	left   []Left // what the step left behind (see KillOrphans)
 }
