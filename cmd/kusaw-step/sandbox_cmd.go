@@ -30,7 +30,7 @@ func (sf *sandboxFlags) register(fs *flag.FlagSet) {
 	fs.Var(&sf.allowHosts, "allow-host", "a `HOST` (or *.suffix) the step may reach through the egress proxy; repeat it; any cuts the network to an allowlist")
 	fs.Var(&sf.writable, "writable", "a host `DIR` the step may also write; repeat it")
 	fs.IntVar(&sf.pidsMax, "pids-max", sandbox.DefaultPidsMax, "the most processes (and threads) the sandboxed step may have at once; -1 for no limit")
-	fs.StringVar(&sf.memoryMax, "memory-max", "", "the most memory the sandboxed step's processes may use together, e.g. 512M or 2G (default no limit)")
+	fs.StringVar(&sf.memoryMax, "memory-max", "", "at most `SIZE` of memory (e.g. 512M or 2G) for the sandboxed step's processes together (default no limit)")
 	fs.Var(&sf.readable, "readable", "a host `DIR` the sandbox hides (a home: /root, /home, $HOME) that the step may read; repeat it")
 	fs.Var(&sf.secrets, "secret", "pass the secret `NAME` from this environment to a step that declares it in needs_env; repeat it")
 	fs.StringVar(&sf.secretsFile, "secrets-file", "", "a `FILE` of NAME=value lines: secrets for a step that declares them")
