@@ -74,8 +74,8 @@ var fakes = map[string]func(){
 	},
 	"hs-hostile": func() { result("ok", "done") },
 	"list-fds":   listFds,
-	"fork-many":           forkMany,
-	"eat-memory":          eatMemory,
+	"fork-many":  forkMany,
+	"eat-memory": eatMemory,
 }
 
 // handshakes are the fakes' answers when KUSAW_HANDSHAKE=1.
