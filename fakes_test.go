@@ -11,7 +11,13 @@ import (
 	"time"
 )
 
-// A fake step is the test binary itself, run with STEP_TEST_FAKE=name.
+// fakeArg is the first argument of the test binary run as a fake step:
+// TEST-BINARY __fake NAME [ARG...]. A sandboxed handshake gets none of
+// the runner's variables, so the name cannot travel in STEP_TEST_FAKE.
+const fakeArg = "__fake"
+
+// A fake step is the test binary itself, run with the arguments __fake
+// NAME (see fakeArg) or with STEP_TEST_FAKE=name.
 // Each fake answers the handshake like a good step unless its name says
 // otherwise, then misbehaves in its own way.
 var fakes = map[string]func(){
@@ -71,6 +77,10 @@ var fakes = map[string]func(){
 	"secret-no-result":      secretNoResult,
 	"artifacts-dir-to-root": artifactsDirToRoot,
 	"many-artifacts":        manyArtifacts,
+	"hs-hostile":            func() { result("ok", "done") },
+	"list-fds":              listFds,
+	"fork-many":             forkMany,
+	"eat-memory":            eatMemory,
 }
 
 // handshakes are the fakes' answers when KUSAW_HANDSHAKE=1.
@@ -91,6 +101,8 @@ var handshakes = map[string]func(){
 	"leaks-encoded":         func() { say(sandboxedHandshake) },
 	"secret-no-result":      func() { say(sandboxedHandshake) },
 	"artifacts-dir-to-root": func() { say(sandboxedHandshake) },
+	"hs-hostile":            hostileHandshake,
+	"list-fds":              func() { say(sandboxedHandshake) },
 }
 
 const handshakeLine = `{"type":"handshake","name":"fake","version":"0.1.0","interactive":false,"protocol_versions":[2],` +
@@ -201,4 +213,30 @@ func artifactEvidence() {
 	os.WriteFile(dir+"/shot.png", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), 0o644)
 	say(`{"type":"artifact","path":"shot.png","kind":"evidence","caption":"the page after login"}`)
 	result("ok", "done")
+}
+
+// forkMany starts sleeps until a fork fails, then exits 1 without a
+// result; it reports nothing if none fails.
+func forkMany() {
+	for range 2000 {
+		if err := exec.Command("sleep", "60").Start(); err != nil {
+			os.Stderr.WriteString("fork failed: " + err.Error() + "\n")
+			os.Exit(1)
+		}
+	}
+	result("ok", "no fork failed")
+}
+
+// eatMemory touches 512 MiB, then gives a result it should never reach.
+func eatMemory() {
+	var keep [][]byte
+	for range 512 {
+		b := make([]byte, 1<<20)
+		for i := range b {
+			b[i] = 1
+		}
+		keep = append(keep, b)
+	}
+	result("ok", "ate 512 MiB")
+	_ = keep
 }

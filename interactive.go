@@ -79,6 +79,8 @@ func (at *attempt) interact(ctx context.Context) *output {
 	<-p.Exited()
 	out.state = p.State()
 	p.Reap(at.grace)
+	at.processesLeft(p.KillOrphans())
+	at.endTracking()
 	close(ended) // the follower reads what is left, then ends
 	out.forced = s.finish()
 	<-followed
@@ -98,7 +100,7 @@ func (at *attempt) startOnTerminal(tty *os.File) (*proc.Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	return proc.Start(cmd)
+	return proc.StartIn(cmd, at.trackingCgroup())
 }
 
 // envOptions are the attempt's file paths for request.Env: the notes file

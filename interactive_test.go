@@ -255,8 +255,10 @@ func TestInteractiveDaemon(t *testing.T) {
 		}
 	}
 	wantVerdict(t, rec, verdict{protocol.StatusOK, "fake", "left a daemon"})
-	if !hasWarning(rec, "stdout_held_open") {
-		t.Errorf("warnings = %+v; want stdout_held_open", rec.Warnings)
+	// Where the runner may track the step in a cgroup it kills the daemon
+	// (processes_left); elsewhere the daemon holds the terminal open.
+	if !hasWarning(rec, "stdout_held_open") && !hasWarning(rec, step.WarnProcessesLeft) {
+		t.Errorf("warnings = %+v; want processes_left or stdout_held_open", rec.Warnings)
 	}
 	if d := time.Since(start); d > time.Minute {
 		t.Errorf("the attempt took %v", d)

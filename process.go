@@ -3,10 +3,12 @@ package step
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -132,6 +134,8 @@ func (at *attempt) execute(ctx context.Context) *output {
 	<-p.Exited()
 	out.state = p.State()
 	p.Reap(at.grace)
+	at.processesLeft(p.KillOrphans())
+	at.endTracking()
 	out.forced = drain(pumped, pp)
 	at.flushMasks()
 	return out
@@ -145,7 +149,45 @@ func (at *attempt) start(pp *pipes) (*proc.Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	return proc.Start(cmd)
+	return proc.StartIn(cmd, at.trackingCgroup())
+}
+
+// trackingCgroup returns a cgroup of no limits for a step the sandbox
+// does not hold (whose supervisor ends everything in it), so that what it
+// leaves behind is found even when it left its group; nil when the runner
+// may make none here (not root).
+func (at *attempt) trackingCgroup() *proc.Cgroup {
+	if at.plan != nil && at.plan.Policy.Backend != "" {
+		return nil
+	}
+	cg, err := proc.NewCgroup(proc.Limits{})
+	if err != nil {
+		return nil
+	}
+	at.tracking = cg
+	return cg
+}
+
+// endTracking removes the tracking cgroup, once its processes are gone.
+func (at *attempt) endTracking() {
+	if at.tracking != nil {
+		_ = at.tracking.Remove()
+		at.tracking = nil
+	}
+}
+
+// processesLeft warns of the processes the step left running when it
+// exited, which the runner killed.
+func (at *attempt) processesLeft(left []proc.Left) {
+	if len(left) == 0 {
+		return
+	}
+	names := make([]string, len(left))
+	for i, l := range left {
+		names[i] = l.String()
+	}
+	at.warn(WarnProcessesLeft, fmt.Sprintf("the step left %d process(es) running when it exited, killed by the runner: %s; wait for every process you start, and do not detach any",
+		len(left), strings.Join(names, ", ")))
 }
 
 // pump starts the three stream pumps and returns a channel closed when all

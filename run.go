@@ -13,6 +13,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"kusaw.dev/step/handshake"
+	"kusaw.dev/step/internal/proc"
 	"kusaw.dev/step/protocol"
 	"kusaw.dev/step/request"
 	"kusaw.dev/step/result"
@@ -51,10 +52,13 @@ func Run(ctx context.Context, a Attempt) (*Record, error) {
 	defer warm.Wait()
 	warm.Go(func() { _ = schemas.Precompile("handshake", "result") }) // errors come back from Validate
 
-	// 2. Ask the step who it is.
-	info, err := handshake.Run(ctx, a.Command, handshake.Options{
-		Timeout: at.handshakeTimeout, Dir: at.dir, Env: a.Env, MaxLine: int(at.limits.maxLine),
-	})
+	// 2. Ask the step who it is, in the sandbox the attempt will have.
+	hsOpts, err := at.handshakeOptions()
+	if err != nil {
+		at.sandboxFailed(err)
+		return rec, at.finish()
+	}
+	info, err := handshake.Run(ctx, a.Command, hsOpts)
 	if err != nil {
 		at.handshakeFailed(ctx, err)
 		return rec, at.finish()
@@ -80,6 +84,7 @@ func Run(ctx context.Context, a Attempt) (*Record, error) {
 
 	// 5. Judge what it said, and write it all down.
 	at.judge(out)
+	at.recordSandbox(out)
 	return rec, at.finish()
 }
 
@@ -101,6 +106,7 @@ type attempt struct {
 	notesPath        string               // the live notes file; "" when the step takes none
 	files            stepFiles            // the files the step's variables name
 	artDir           *result.ArtifactsDir // the artifacts folder, held open from before the step runs
+	tracking         *proc.Cgroup         // the unsandboxed step's cgroup, which finds what it leaves; nil when none
 }
 
 // limits are the request's caps, with the spec's defaults filled in.
@@ -194,7 +200,9 @@ func (at *attempt) handshakeFailed(ctx context.Context, err error) {
 	rec := at.rec
 	rec.ReasonCode = protocol.ReasonHandshakeFailed
 	var he *handshake.Error
-	if errors.As(err, &he) {
+	if reason, ok := sandbox.Reason(err); ok {
+		rec.ReasonCode, rec.Message = reason, err.Error()
+	} else if errors.As(err, &he) {
 		rec.ReasonCode = he.Reason
 		rec.Diagnosis = he.Error()
 		rec.Message = he.Cause

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"kusaw.dev/step/handshake"
 	"kusaw.dev/step/protocol"
 	"kusaw.dev/step/request"
 	"kusaw.dev/step/sandbox"
@@ -22,12 +23,7 @@ func (at *attempt) prepareSandbox() error {
 	if at.a.Sandbox == nil {
 		return nil
 	}
-	o := *at.a.Sandbox
-	o.Base = at.a.Env
-	if o.Base == nil {
-		o.Base = os.Environ()
-	}
-	o.EgressLog = filepath.Join(at.a.OutDir, "egress.jsonl")
+	o := at.sandboxOptions()
 	o.Terminal = at.info.Handshake.Interactive
 	if at.stepWritesOutDir() {
 		// The step writes its events, result or notes acks there.
@@ -50,6 +46,38 @@ func (at *attempt) prepareSandbox() error {
 		}
 	}
 	return nil
+}
+
+// handshakeOptions returns how the handshake runs: with sandbox options,
+// in the attempt's sandbox with the environment built for it (no secret,
+// nothing of the runner's but the base variables), its output masked in
+// the record; without, as the library's caller asked (Env inherited).
+func (at *attempt) handshakeOptions() (handshake.Options, error) {
+	o := handshake.Options{Timeout: at.handshakeTimeout, Dir: at.dir, Env: at.a.Env, MaxLine: int(at.limits.maxLine)}
+	if at.a.Sandbox == nil {
+		return o, nil
+	}
+	so := at.sandboxOptions()
+	plan, err := sandbox.PrepareHandshake(at.req, so)
+	if err != nil {
+		return o, err
+	}
+	at.plan = plan // masks a failed handshake's record; replaced by the attempt's
+	o.Env, o.Sandbox = plan.Env, plan.Policy.Backend
+	o.Wrap = func(cmd *exec.Cmd) (io.Closer, error) { return sandbox.Wrap(cmd, plan.Policy) }
+	return o, nil
+}
+
+// sandboxOptions are the attempt's sandbox options with the runner's
+// defaults filled in.
+func (at *attempt) sandboxOptions() sandbox.Options {
+	o := *at.a.Sandbox
+	o.Base = at.a.Env
+	if o.Base == nil {
+		o.Base = os.Environ()
+	}
+	o.EgressLog = filepath.Join(at.a.OutDir, "egress.jsonl")
+	return o
 }
 
 // stepWritesOutDir reports whether the step writes files of the attempt

@@ -111,6 +111,11 @@ type Record struct {
 	RequestPath     string                 `json:"request_path"`
 	ResultPath      string                 `json:"result_path,omitzero"`
 	Notes           []NoteRecord           `json:"notes,omitzero"`
+	// Sandbox is the sandbox the step actually ran in; nil when the
+	// attempt had no sandbox options (a library caller's choice).
+	Sandbox *SandboxRecord `json:"sandbox,omitzero"`
+	// Resources is what the step's process tree used.
+	Resources *Resources `json:"resources,omitzero"`
 	// Diagnosis explains a failed handshake or protocol error at length,
 	// for a person: the cause, the offending bytes, the stderr tail.
 	Diagnosis string `json:"diagnosis,omitzero"`

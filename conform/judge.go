@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	step "kusaw.dev/step"
 	"kusaw.dev/step/events"
 	"kusaw.dev/step/handshake"
 	"kusaw.dev/step/protocol"
@@ -189,6 +190,16 @@ func hasWarning(r *attemptRun, code string) bool {
 	return r != nil && r.rec != nil && slices.ContainsFunc(r.rec.Warnings, func(w protocol.Warning) bool { return w.Code == code })
 }
 
+// warningText returns the message of r's first warning with code.
+func warningText(r *attemptRun, code string) string {
+	for _, w := range r.rec.Warnings {
+		if w.Code == code {
+			return w.Message
+		}
+	}
+	return ""
+}
+
 // checkSame is AT-008 and AT-013: other gives the verdict main gave.
 func (b *battery) checkSame(mode, id string, main, other *attemptRun, how, fix string) {
 	switch {
@@ -226,6 +237,10 @@ func (b *battery) checkLeftovers(mode string, runs map[string]*attemptRun) {
 	for _, r := range runs {
 		if len(r.leftover) > 0 {
 			b.report("AT-010", mode, Fail, "processes %v of the %s attempt outlived it; wait for every process you start, and do not detach them", r.leftover, r.kind)
+			return
+		}
+		if hasWarning(r, step.WarnProcessesLeft) {
+			b.report("AT-010", mode, Fail, "the %s attempt left processes running when the step exited (%s); wait for every process you start, and do not detach them", r.kind, warningText(r, step.WarnProcessesLeft))
 			return
 		}
 		if hasWarning(r, "stdout_held_open") {

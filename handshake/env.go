@@ -13,8 +13,8 @@ import (
 // set during the handshake.
 const handshakeVars = "handshake and attempt"
 
-// sandboxVar is always set, "reserved names win" says the table; it is empty
-// because Run does not sandbox the step.
+// sandboxVar is always set, "reserved names win" says the table; Env leaves
+// it empty, and Run sets it to [Options.Sandbox] when it sandboxes the step.
 const sandboxVar = "KUSAW_SANDBOX"
 
 // Env returns the environment of a handshake: base without any KUSAW_*

@@ -13,6 +13,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"kusaw.dev/step/events"
+	"kusaw.dev/step/internal/proc"
 	"kusaw.dev/step/protocol"
 	"kusaw.dev/step/schemas"
 )
@@ -58,6 +59,16 @@ type Options struct {
 	// MaxLine is the longest handshake line in bytes, without its "\n"
 	// and one trailing "\r"; 0 means DefaultMaxLine.
 	MaxLine int
+
+	// Sandbox is the value of KUSAW_SANDBOX during the handshake: the
+	// backend Wrap puts the step in, "" for none.
+	Sandbox string
+
+	// Wrap, when not nil, is given the handshake's command, built and not
+	// yet started, to run it inside the attempt's sandbox (sandbox.Wrap);
+	// Run closes what it returns once the step has exited. An error is
+	// returned by Run as it is, and nothing starts.
+	Wrap func(cmd *exec.Cmd) (io.Closer, error)
 }
 
 // withDefaults fills in the zero fields.
@@ -117,11 +128,19 @@ func execute(ctx context.Context, path string, args []string, opts Options) (*ex
 	timer, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 	cmd := command(timer, path, args, opts)
+	if opts.Wrap != nil {
+		sb, err := opts.Wrap(cmd)
+		if err != nil {
+			return nil, err
+		}
+		defer sb.Close()
+	}
 	tail := events.NewTail(stderrTail)
 	cmd.Stderr = tail
 	pr, pw := io.Pipe()
 	cmd.Stdout = pw
 	x := &exchange{path: path, opts: opts}
+	proc.CloseInheritedOnExec()
 	if err := cmd.Start(); err != nil {
 		pr.Close()
 		return nil, x.notStarted(ctx, timer, err)
@@ -145,6 +164,9 @@ func command(ctx context.Context, path string, args []string, opts Options) *exe
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Dir = opts.Dir
 	cmd.Env = Env(opts.Env)
+	if opts.Sandbox != "" {
+		cmd.Env = append(cmd.Env, sandboxVar+"="+opts.Sandbox)
+	}
 	inOwnGroup(cmd)
 	cmd.WaitDelay = waitDelay
 	return cmd

@@ -18,6 +18,8 @@ const (
 	ReasonTimeout              = "timeout"                // time_left_ms ran out (status killed)
 	ReasonCancelled            = "cancelled"              // the caller cancelled (status killed)
 	ReasonSandboxUnavailable   = "sandbox_unavailable"    // sandbox required but no backend works here
+	ReasonPidsLimit            = "pids_limit"             // the step hit its process bound (--pids-max) and did not succeed
+	ReasonMemoryLimit          = "memory_limit"           // the step went over its memory bound (--memory-max); status killed
 )
 
 // Warning is something the runner noticed and let pass: a value it

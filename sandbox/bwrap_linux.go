@@ -7,11 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"kusaw.dev/step/internal/proc"
 )
 
 // Paths inside the sandbox, on the /run tmpfs.
@@ -20,9 +23,9 @@ const (
 	insideSocket = "/run/kusaw/egress.sock"
 )
 
-// unprivileged is the uid and gid the step has inside when the runner is
-// root: as root, bwrap would keep every capability.
-const unprivileged = 65534
+// unprivileged is the uid and gid the step has, inside and on the host,
+// when the runner is root.
+const unprivileged = UnprivilegedUID
 
 func nativeBackend() string { return BackendBwrap }
 
@@ -41,6 +44,17 @@ var probeBwrap = sync.OnceValue(func() error {
 	return nil
 })
 
+// canDisableUserns reports whether bwrap can keep the step from making
+// nested user namespaces (--disable-userns, bwrap 0.8), tried once.
+var canDisableUserns = sync.OnceValue(func() bool {
+	path, err := exec.LookPath("bwrap")
+	if err != nil {
+		return false
+	}
+	args := []string{"--unshare-user", "--disable-userns", "--ro-bind", "/", "/", "--", "/bin/sh", "-c", "exit 0"}
+	return exec.Command(path, args...).Run() == nil
+})
+
 // Available reports whether backend works on this system: nil, or an
 // error that says why not. On Linux only bwrap can, and a probe runs it
 // once per process.
@@ -51,7 +65,9 @@ func Available(backend string) error {
 	return probeBwrap()
 }
 
-// baseArgs are bwrap's options before any bind.
+// baseArgs are bwrap's options before any bind. As root the runner starts
+// bwrap as the unprivileged uid (see [RunSupervisor]), which then is the
+// step's uid inside and on the host.
 func baseArgs(network string) []string {
 	args := []string{"--unshare-all", "--die-with-parent"}
 	if network == NetworkOpen {
@@ -61,9 +77,12 @@ func baseArgs(network string) []string {
 	if uid == 0 {
 		uid, gid = unprivileged, unprivileged
 	}
-	args = append(args, "--unshare-user", "--uid", strconv.Itoa(uid), "--gid", strconv.Itoa(gid),
-		"--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
-	for _, dir := range masked {
+	args = append(args, "--unshare-user", "--uid", strconv.Itoa(uid), "--gid", strconv.Itoa(gid))
+	if canDisableUserns() {
+		args = append(args, "--disable-userns") // no nested user namespace: no root in one
+	}
+	args = append(args, "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
+	for _, dir := range masks() {
 		args = append(args, "--tmpfs", dir)
 	}
 	return args
@@ -103,50 +122,127 @@ func wrap(cmd *exec.Cmd, p *Policy, s *Sandbox) error {
 	}
 	argv := append([]string{prog}, cmd.Args[1:]...)
 	if s.ln != nil {
-		args = append(args, "--ro-bind", self, insideSelf, "--bind", s.ln.Addr().String(), insideSocket)
+		if args, err = s.bindFd(cmd, args, self, insideSelf, false); err != nil {
+			return err
+		}
+		if args, err = s.bindFd(cmd, args, s.ln.Addr().String(), insideSocket, true); err != nil {
+			return err
+		}
 		argv = bridgeArgs(insideSelf, insideSocket, p.port(), argv)
 	}
 	args = append(append(args, "--"), argv...)
 	cmd.Path = self
-	cmd.Args = append([]string{self, SuperviseCommand, strconv.Itoa(os.Getpid()), strconv.Itoa(len(cmd.ExtraFiles)), "--"}, args...)
+	cmd.Args = append([]string{self, SuperviseCommand, strconv.Itoa(os.Getpid()), strconv.Itoa(len(cmd.ExtraFiles))}, s.limit(p)...)
+	cmd.Args = append(append(cmd.Args, "--"), args...)
 	return nil
 }
 
+// limit bounds the sandbox's processes and memory: a cgroup the
+// supervisor joins, when the runner may make one; else, as root, the
+// unprivileged uid's RLIMIT_NPROC (that uid has no other process to
+// count, unless several sandboxes run at once). It returns the
+// supervisor's options.
+func (s *Sandbox) limit(p *Policy) []string {
+	if p.PidsMax <= 0 && p.MemoryMax <= 0 {
+		return nil
+	}
+	var opts []string
+	cg, err := proc.NewCgroup(proc.Limits{PidsMax: p.PidsMax, MemoryMax: p.MemoryMax})
+	if err == nil {
+		s.cgroup = cg
+		for _, d := range cg.Dirs() {
+			opts = append(opts, "--cgroup", d)
+		}
+		if cg.EnforcesPids() {
+			s.pidsMax = p.PidsMax
+		}
+		if cg.EnforcesMemory() {
+			s.memoryMax = p.MemoryMax
+		}
+	}
+	if s.pidsMax == 0 && p.PidsMax > 0 && os.Getuid() == 0 {
+		s.pidsMax = p.PidsMax
+		opts = append(opts, "--nproc", strconv.Itoa(p.PidsMax))
+	}
+	return opts
+}
+
 // sandboxArgs returns bwrap's argv up to the step: the options, the
-// writable binds, and what makes the program and its folder visible.
+// binds of what the step is given (writable folders, --readable ones, the
+// program and its working folder where the sandbox would hide them), and
+// the working folder.
 func (s *Sandbox) sandboxArgs(cmd *exec.Cmd, p *Policy, bwrap, prog string) ([]string, error) {
 	args := append([]string{bwrap}, baseArgs(p.Network)...)
 	if !p.Terminal {
 		args = append(args, "--new-session")
 	}
+	binds := p.binds(prog, cmd.Dir)
+	for _, dir := range unreachable(binds) {
+		args = append(args, "--tmpfs", dir)
+	}
 	var err error
-	for _, dir := range p.Writable {
-		if args, err = s.bindFd(cmd, args, dir); err != nil {
+	for _, b := range binds {
+		if args, err = s.bindFd(cmd, args, b.path, b.path, b.rw); err != nil {
 			return nil, err
 		}
 	}
-	args = append(args, visible(prog, p.Writable)...)
-	for _, path := range p.Readable {
-		args = append(args, visible(path, p.Writable)...)
-	}
 	if cmd.Dir != "" {
-		args = append(append(args, visible(cmd.Dir, p.Writable)...), "--chdir", cmd.Dir)
+		args = append(args, "--chdir", cmd.Dir)
 	}
 	return args, nil
 }
 
-// bindFd opens dir without following any symlink and adds a writable bind
-// of that very folder at dir, passed to bwrap as an inherited descriptor:
-// a symlink planted at (or above) dir cannot redirect the bind.
-func (s *Sandbox) bindFd(cmd *exec.Cmd, args []string, dir string) ([]string, error) {
-	f, err := openDir(dir)
+// bindFd opens path without following any symlink (a writable folder) or
+// following them (what is only read), and adds a bind of that very file
+// at dest, passed to bwrap as an inherited descriptor: a symlink planted
+// at (or above) a writable folder cannot redirect the bind. As root, the
+// supervisor turns each into an idmapped bind the unprivileged uid owns
+// (see [RunSupervisor]).
+func (s *Sandbox) bindFd(cmd *exec.Cmd, args []string, path, dest string, rw bool) ([]string, error) {
+	var f *os.File
+	var err error
+	if rw {
+		f, err = openNoFollow(path)
+	} else {
+		f, err = openPath(path)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("sandbox: writable folder %s: %w", dir, err)
+		what := "folder the step may read"
+		if rw {
+			what = "writable folder"
+		}
+		return nil, fmt.Errorf("sandbox: %s %s: %w", what, path, err)
 	}
 	s.files = append(s.files, f)
 	fd := 3 + len(cmd.ExtraFiles)
 	cmd.ExtraFiles = append(cmd.ExtraFiles, f)
-	return append(args, "--bind-fd", strconv.Itoa(fd), dir), nil
+	opt := "--ro-bind-fd"
+	if rw {
+		opt = "--bind-fd"
+	}
+	return append(args, opt, strconv.Itoa(fd), dest), nil
+}
+
+// openPath opens path as an O_PATH descriptor, following symlinks.
+func openPath(path string) (*os.File, error) {
+	fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}
+
+// openNoFollow opens a writable folder, or the egress socket.
+func openNoFollow(path string) (*os.File, error) {
+	fi, err := os.Lstat(path)
+	if err == nil && fi.Mode()&os.ModeSocket != 0 {
+		fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+		if err != nil {
+			return nil, &os.PathError{Op: "open", Path: path, Err: err}
+		}
+		return os.NewFile(uintptr(fd), path), nil
+	}
+	return openDir(path)
 }
 
 // openDir opens dir as an O_PATH descriptor, refusing a symlink anywhere
@@ -170,22 +266,77 @@ func openDir(dir string) (*os.File, error) {
 	return os.NewFile(uintptr(fd), dir), nil
 }
 
-// visible returns the bwrap options that make path visible, read-only,
-// when it lies in a folder the sandbox masks with a tmpfs (a test binary
-// in /tmp) and is not in a writable folder.
-func visible(path string, writable []string) []string {
-	if !hidden(path) {
-		return nil
-	}
-	for _, dir := range writable {
-		if within(path, dir) {
-			return nil
-		}
-	}
-	return []string{"--ro-bind", path, path}
-}
-
 func isSymlink(path string) bool {
 	fi, err := os.Lstat(path)
 	return err == nil && fi.Mode()&os.ModeSymlink != 0
+}
+
+// reachable reports whether the step can reach path through the host's
+// folders: always when the runner is not root (the step is the runner's
+// user); as root, when every folder above path lets others search it,
+// since the step then runs as the unprivileged uid.
+func reachable(path string) bool {
+	if os.Getuid() != 0 {
+		return true
+	}
+	for _, dir := range ancestors(path) {
+		if !searchable(dir) {
+			return false
+		}
+	}
+	return true
+}
+
+// unreachable returns, as root, the topmost folder above each bind that
+// the unprivileged uid cannot search (a mktemp -d folder, 0700): bwrap,
+// running as that uid, could not mount beneath it. The sandbox puts an
+// empty tmpfs there, on which bwrap makes the path to the bind: what else
+// the folder holds stays hidden.
+func unreachable(binds []bind) []string {
+	if os.Getuid() != 0 {
+		return nil
+	}
+	var out []string
+	for _, b := range binds {
+		for _, dir := range ancestors(b.path) {
+			if hidden(dir) || bound(dir, binds) {
+				break
+			}
+			if !searchable(dir) {
+				out = append(out, dir)
+				break
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// ancestors returns the folders above path, from / down.
+func ancestors(path string) []string {
+	var dirs []string
+	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+		dirs = append(dirs, dir)
+		if dir == "/" || dir == "." {
+			break
+		}
+	}
+	slices.Reverse(dirs)
+	return dirs
+}
+
+// bound reports whether dir is, or lies in, one of binds.
+func bound(dir string, binds []bind) bool {
+	for _, b := range binds {
+		if within(dir, b.path) {
+			return true
+		}
+	}
+	return false
+}
+
+// searchable reports whether others may search dir (its mode has o+x).
+func searchable(dir string) bool {
+	fi, err := os.Stat(dir)
+	return err == nil && fi.Mode().Perm()&0o001 != 0
 }

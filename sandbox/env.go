@@ -142,8 +142,8 @@ func (p *Policy) readable(path string) string {
 	if _, err := os.Stat(path); err != nil {
 		return "does not exist"
 	}
-	if p.Backend == BackendBwrap && hidden(path) && !p.inWritable(path) && !slices.Contains(p.Readable, path) {
-		return "hidden by the sandbox's private temp folders"
+	if p.Backend == BackendBwrap && hidden(path) && !p.granted(path) {
+		return "hidden by the sandbox (a private temp folder or a home); grant it with --readable"
 	}
 	return ""
 }

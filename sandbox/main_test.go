@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -95,16 +96,15 @@ func sandboxed(t *testing.T, pol *Policy, env []string, argv ...string) (string,
 	return stdout.String(), stderr.String(), err
 }
 
-// visibleDir returns a new folder outside /tmp, so visible (read-only)
-// inside the sandbox.
+// visibleDir returns a new folder outside /tmp and the homes, so visible
+// (read-only) inside the sandbox: in the package's folder.
 func visibleDir(t *testing.T) string {
-	cache, err := os.UserCacheDir()
+	dir, err := os.MkdirTemp(".", ".kusaw-sandbox-test-")
 	if err == nil {
-		err = os.MkdirAll(cache, 0o755)
+		dir, err = filepath.Abs(dir)
 	}
-	dir, err2 := os.MkdirTemp(cache, "kusaw-sandbox-test-")
-	if err != nil || err2 != nil {
-		t.Skipf("no folder outside /tmp to test with: %v %v", err, err2)
+	if err != nil || hidden(dir) {
+		t.Skipf("no folder outside /tmp and the homes to test with: %s %v", dir, err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	return dir

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -53,11 +54,26 @@ type Flags struct {
 	AllowHosts []string
 	// Writable (--writable) are host folders the step may also write.
 	Writable []string
-	// Readable are host files the operator's config names for the step
-	// (the slipway kind's binary, agent and source file): made visible,
-	// read-only, where the sandbox would hide them (a private /tmp).
+	// Readable are host files and folders the step may read although the
+	// sandbox hides them: --readable DIRs (a home: /root, /home, the
+	// runner's $HOME, or a folder in one) and the files the operator's
+	// config names for the step (the slipway kind's binary, agent and
+	// source file).
 	Readable []string
+	// PidsMax (--pids-max) bounds the step's processes; 0 means
+	// DefaultPidsMax, a negative value no limit.
+	PidsMax int
+	// MemoryMax (--memory-max) bounds the memory of the step's process
+	// tree in bytes; 0 means no limit.
+	MemoryMax int64
 }
+
+// UnprivilegedUID is the uid (and gid) a sandboxed step runs as, inside
+// and on the host, when the runner is root (bwrap); never root itself.
+const UnprivilegedUID = 65534
+
+// DefaultPidsMax is the default bound on a sandboxed step's processes.
+const DefaultPidsMax = 512
 
 // Policy is what an attempt's sandbox allows. Build it with [NewPolicy];
 // the zero value is no sandbox.
@@ -76,9 +92,14 @@ type Policy struct {
 	// worktrees, the artifacts dir, sandbox.tmp, sandbox.writable and the
 	// --writable flags.
 	Writable []string
-	// Readable are absolute host paths shown read-only inside the
-	// sandbox even where it masks their folder (see [Flags.Readable]).
+	// Readable are the absolute host paths the step may read that the
+	// sandbox would hide (see [Flags.Readable]): bound read-only.
 	Readable []string
+	// PidsMax bounds the step's processes (a cgroup, or RLIMIT_NPROC of
+	// the unprivileged uid); 0 means none. MemoryMax bounds the memory of
+	// its process tree in bytes (a cgroup); 0 means none.
+	PidsMax   int
+	MemoryMax int64
 	// EgressLog is the JSONL file the proxy logs every request to, in the
 	// attempt folder; "" discards the log.
 	EgressLog string
@@ -125,7 +146,14 @@ func NewPolicy(req *protocol.Request, f Flags) (*Policy, error) {
 		return p, nil
 	}
 	p.Writable = writable(req, f)
-	p.Readable = f.Readable
+	p.Readable = cleanPaths(f.Readable)
+	p.PidsMax, p.MemoryMax = f.PidsMax, f.MemoryMax
+	if p.PidsMax == 0 {
+		p.PidsMax = DefaultPidsMax
+	}
+	if p.PidsMax < 0 {
+		p.PidsMax = 0
+	}
 	if sb != nil && sb.Network == NetworkAllowlist || len(f.AllowHosts) > 0 {
 		p.Network = NetworkAllowlist
 	}
@@ -200,6 +228,12 @@ func writable(req *protocol.Request, f Flags) []string {
 		dirs = append(dirs, sb.Writable...)
 	}
 	dirs = append(dirs, f.Writable...)
+	return cleanPaths(dirs)
+}
+
+// cleanPaths returns dirs made absolute, sorted and without duplicates,
+// parents before children.
+func cleanPaths(dirs []string) []string {
 	var out []string
 	for _, d := range dirs {
 		if d != "" {
@@ -221,12 +255,73 @@ func (p *Policy) port() int {
 }
 
 // masked are the host folders hidden by a private tmpfs: no host unix
-// socket (X11, D-Bus, docker, ssh-agent) is reachable from inside.
-var masked = []string{"/tmp", "/run", "/var/tmp"}
+// socket (X11, D-Bus, docker, ssh-agent) is reachable from inside, and
+// no home with its dotfiles and credentials. The runner's $HOME is added
+// by [masks].
+var masked = []string{"/tmp", "/run", "/var/tmp", "/root", "/home"}
+
+// masks returns the folders the sandbox hides behind an empty tmpfs:
+// masked and the runner's $HOME, each once, none inside another.
+func masks() []string {
+	dirs := slices.Clone(masked)
+	if home := os.Getenv("HOME"); filepath.IsAbs(home) && filepath.Clean(home) != "/" {
+		dirs = append(dirs, filepath.Clean(home))
+	}
+	slices.Sort(dirs)
+	var out []string
+	for _, d := range slices.Compact(dirs) {
+		if len(out) == 0 || !within(d, out[len(out)-1]) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
 
 // hidden reports whether path lies in a folder masked by a tmpfs.
 func hidden(path string) bool {
-	for _, dir := range masked {
+	for _, dir := range masks() {
+		if within(path, dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// bind is a host path the step is given at the same path inside.
+type bind struct {
+	path string
+	rw   bool
+}
+
+// binds returns what the sandbox binds, parents first: the writable
+// folders, the --readable ones, and the program and its working folder
+// dir when the sandbox would hide them or the step could not reach them
+// ([reachable]).
+func (p *Policy) binds(prog, dir string) []bind {
+	var bs []bind
+	for _, w := range p.Writable {
+		bs = append(bs, bind{w, true})
+	}
+	for _, r := range p.Readable {
+		if !p.inWritable(r) {
+			bs = append(bs, bind{r, false})
+		}
+	}
+	for _, path := range []string{prog, dir} {
+		if path != "" && !p.granted(path) && (hidden(path) || !reachable(path)) {
+			bs = append(bs, bind{path, false})
+		}
+	}
+	slices.SortFunc(bs, func(a, b bind) int { return strings.Compare(a.path, b.path) })
+	return slices.CompactFunc(bs, func(a, b bind) bool { return a.path == b.path })
+}
+
+// granted reports whether path lies in a folder the step is given.
+func (p *Policy) granted(path string) bool {
+	if p.inWritable(path) {
+		return true
+	}
+	for _, dir := range p.Readable {
 		if within(path, dir) {
 			return true
 		}

@@ -71,19 +71,51 @@ func Prepare(req *protocol.Request, hs *protocol.Handshake, o Options) (*Plan, e
 		return nil, err
 	}
 	plan := &Plan{Policy: pol, Env: env, Warnings: EgressWarnings(pol, hs.Egress)}
-	for _, name := range slices.Sorted(maps.Keys(o.Secrets)) {
-		plan.secrets = append(plan.secrets, o.Secrets[name])
-		plan.warnShort(name, o.Secrets[name])
-	}
-	pol.Mask = plan.secrets
-	for _, in := range pol.Inject {
-		plan.secrets = append(plan.secrets, in.Value)
-		plan.warnShort(in.Name, in.Value)
-	}
+	plan.addSecrets(o)
 	if req.Limits.LogCapBytes != nil {
 		pol.EgressLogCap = *req.Limits.LogCapBytes
 	}
 	return plan, nil
+}
+
+// PrepareHandshake decides the sandbox of the step's handshake: the
+// attempt's policy (or [ErrUnavailable]), and an environment built as
+// the attempt's is, but with nothing the step declares, since the
+// handshake is where it declares: the [BaseVars] of o.Base and no secret
+// at all (handshake.Env adds the KUSAW_* variables). No header is
+// injected. Its masker still masks every secret of o, so nothing the
+// handshake prints of one reaches a log or the record.
+func PrepareHandshake(req *protocol.Request, o Options) (*Plan, error) {
+	pol, err := NewPolicy(req, o.Flags)
+	if err != nil {
+		return nil, err
+	}
+	pol.EgressLog = o.EgressLog
+	env, err := BuildEnv(o.Base, nil, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	plan := &Plan{Policy: pol, Env: env}
+	plan.addSecrets(o)
+	if req.Limits.LogCapBytes != nil {
+		pol.EgressLogCap = *req.Limits.LogCapBytes
+	}
+	return plan, nil
+}
+
+// addSecrets gives the plan's maskers every secret of o, provided or
+// injected, in a fixed order; the egress log masks the provided ones
+// (Policy.Mask). A secret too short to mask is warned of.
+func (p *Plan) addSecrets(o Options) {
+	for _, name := range slices.Sorted(maps.Keys(o.Secrets)) {
+		p.secrets = append(p.secrets, o.Secrets[name])
+		p.warnShort(name, o.Secrets[name])
+	}
+	p.Policy.Mask = slices.Clone(p.secrets)
+	for _, in := range o.Inject {
+		p.secrets = append(p.secrets, in.Value)
+		p.warnShort(in.Name, in.Value)
+	}
 }
 
 // warnShort warns, before the step starts, about a secret too short to

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+
+	"kusaw.dev/step/internal/proc"
 )
 
 // Sandbox is what [Wrap] set up for one command: the egress proxy and the
@@ -22,6 +24,41 @@ type Sandbox struct {
 	files    []*os.File    // bind sources given to the backend
 	dir      string        // private folder of the proxy's socket
 	dirLock  *os.File      // held while dir is in use; see makeEgressDir
+
+	cgroup    *proc.Cgroup // the attempt's cgroup; nil when none
+	pidsMax   int          // the process bound enforced; 0 when none
+	memoryMax int64        // the memory bound enforced; 0 when none
+	usage     *proc.Usage  // read from the cgroup by Close
+	pidsHit   bool
+	memoryHit bool
+}
+
+// Limits returns the bounds the sandbox enforces: processes and memory
+// bytes, 0 for none.
+func (s *Sandbox) Limits() (pidsMax int, memoryMax int64) {
+	if s == nil {
+		return 0, 0
+	}
+	return s.pidsMax, s.memoryMax
+}
+
+// Usage returns what the step's process tree used, from the sandbox's
+// cgroup, once Close has run; false when there was none.
+func (s *Sandbox) Usage() (proc.Usage, bool) {
+	if s == nil || s.usage == nil {
+		return proc.Usage{}, false
+	}
+	return *s.usage, true
+}
+
+// LimitHit reports, once Close has run, whether the step hit its
+// process bound (a fork failed) or its memory bound (the kernel killed a
+// process of it).
+func (s *Sandbox) LimitHit() (pids, memory bool) {
+	if s == nil {
+		return false, false
+	}
+	return s.pidsHit, s.memoryHit
 }
 
 // Wrap decorates cmd (built with exec.Command, not yet started) so that it
@@ -127,6 +164,13 @@ func (s *Sandbox) Close() error {
 	}
 	if s.dirLock != nil {
 		errs = append(errs, s.dirLock.Close())
+	}
+	if s.cgroup != nil {
+		u := s.cgroup.Usage()
+		s.usage = &u
+		s.pidsHit, s.memoryHit = s.cgroup.PidsHit(), s.cgroup.MemoryHit()
+		errs = append(errs, s.cgroup.Remove())
+		s.cgroup = nil
 	}
 	s.ln, s.files, s.dir, s.dirLock = nil, nil, "", nil
 	return errors.Join(errs...)

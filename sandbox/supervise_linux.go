@@ -13,6 +13,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"kusaw.dev/step/internal/proc"
 )
 
 // SuperviseCommand is the runner's hidden subcommand that [Wrap] puts
@@ -31,9 +33,12 @@ const SuperviseCommand = "__sandbox"
 // SIGKILL, or the runner's own death), bwrap gets SIGKILL (Pdeathsig) and
 // takes the sandbox with it.
 func RunSupervisor(args []string, stdin, stdout, stderr *os.File) (int, error) {
-	parent, n, argv, err := superviseArgs(args)
+	parent, n, opts, argv, err := superviseArgs(args)
 	if err != nil {
 		return 2, err
+	}
+	if err := proc.JoinCgroup(opts.cgroups); err != nil {
+		return 1, fmt.Errorf("%s: %w", SuperviseCommand, err)
 	}
 	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
 		return 1, fmt.Errorf("%s: %w", SuperviseCommand, err)
@@ -41,37 +46,107 @@ func RunSupervisor(args []string, stdin, stdout, stderr *os.File) (int, error) {
 	if os.Getppid() != parent {
 		return 137, fmt.Errorf("%s: the runner is gone", SuperviseCommand)
 	}
+	// bwrap exits as soon as the step does; its init inside the pid
+	// namespace, and with it whatever the step left there, dies an instant
+	// later. As their subreaper the supervisor kills and waits for them,
+	// so that the sandbox is gone when it exits.
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return 1, fmt.Errorf("%s: %w", SuperviseCommand, err)
+	}
+	defer reapAll()
 	runtime.LockOSThread() // Pdeathsig follows the thread that forks bwrap; never unlocked
+	var files []*os.File
+	for i := range n {
+		files = append(files, os.NewFile(uintptr(3+i), "bind"))
+	}
+	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if os.Getuid() == 0 {
+		// Never root: bwrap runs as the unprivileged uid, which owns the
+		// binds it is given (see stageBinds) and nothing else of the host.
+		if argv, err = stageBinds(argv); err != nil {
+			return 1, fmt.Errorf("%s: %w", SuperviseCommand, err)
+		}
+		for _, f := range files {
+			f.Close() // staged: bwrap binds no descriptor
+		}
+		attr.Credential = &syscall.Credential{Uid: unprivileged, Gid: unprivileged, Groups: []uint32{}}
+		if opts.nproc > 0 { // inherited by bwrap; root itself ignores it
+			lim := &unix.Rlimit{Cur: uint64(opts.nproc), Max: uint64(opts.nproc)}
+			if err := unix.Setrlimit(unix.RLIMIT_NPROC, lim); err != nil {
+				return 1, fmt.Errorf("%s: RLIMIT_NPROC: %w", SuperviseCommand, err)
+			}
+		}
+	}
+	proc.CloseInheritedOnExec() // bwrap gets the binds' descriptors, if any, and nothing else
+	var extra []*os.File
+	if attr.Credential == nil {
+		extra = files
+	}
+	filter, err := seccompFile()
+	if err != nil {
+		return 1, fmt.Errorf("%s: %w", SuperviseCommand, err)
+	}
+	if filter != nil {
+		defer filter.Close()
+		fd := strconv.Itoa(3 + len(extra))
+		extra = append(extra, filter)
+		argv = append([]string{argv[0], "--seccomp", fd}, argv[1:]...)
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
-	for i := range n {
-		cmd.ExtraFiles = append(cmd.ExtraFiles, os.NewFile(uintptr(3+i), "bind"))
-	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.ExtraFiles = extra
+	cmd.SysProcAttr = attr
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 	if err := cmd.Start(); err != nil {
 		return 127, fmt.Errorf("%s: %w", SuperviseCommand, err)
 	}
-	for _, f := range cmd.ExtraFiles {
+	for _, f := range files {
 		f.Close()
 	}
 	foreground(stdin, cmd.Process.Pid)
 	return supervise(cmd, sigs)
 }
 
-// superviseArgs parses PARENT N -- ARGV....
-func superviseArgs(args []string) (parent, n int, argv []string, err error) {
-	if len(args) < 4 || args[2] != "--" {
-		return 0, 0, nil, fmt.Errorf("%s: usage: PARENT N -- BWRAP [ARGS...]", SuperviseCommand)
+// superviseOpts are the supervisor's options: the cgroup folders it
+// joins (--cgroup DIR) and the unprivileged uid's process bound (--nproc
+// N).
+type superviseOpts struct {
+	cgroups []string
+	nproc   int
+}
+
+const superviseUsage = "usage: PARENT N [--cgroup DIR]... [--nproc N] -- BWRAP [ARGS...]"
+
+// superviseArgs parses PARENT N [OPTIONS] -- ARGV....
+func superviseArgs(args []string) (parent, n int, opts superviseOpts, argv []string, err error) {
+	if len(args) < 4 {
+		return 0, 0, opts, nil, fmt.Errorf("%s: %s", SuperviseCommand, superviseUsage)
 	}
 	parent, err1 := strconv.Atoi(args[0])
 	n, err2 := strconv.Atoi(args[1])
 	if err := errors.Join(err1, err2); err != nil || n < 0 {
-		return 0, 0, nil, fmt.Errorf("%s: usage: PARENT N -- BWRAP [ARGS...]: %v", SuperviseCommand, err)
+		return 0, 0, opts, nil, fmt.Errorf("%s: %s: %v", SuperviseCommand, superviseUsage, err)
 	}
-	return parent, n, args[3:], nil
+	rest := args[2:]
+	for len(rest) >= 2 && rest[0] != "--" {
+		switch rest[0] {
+		case "--cgroup":
+			opts.cgroups = append(opts.cgroups, rest[1])
+		case "--nproc":
+			if opts.nproc, err = strconv.Atoi(rest[1]); err != nil {
+				return 0, 0, opts, nil, fmt.Errorf("%s: --nproc: %w", SuperviseCommand, err)
+			}
+		default:
+			return 0, 0, opts, nil, fmt.Errorf("%s: %s: unknown option %q", SuperviseCommand, superviseUsage, rest[0])
+		}
+		rest = rest[2:]
+	}
+	if len(rest) < 2 || rest[0] != "--" {
+		return 0, 0, opts, nil, fmt.Errorf("%s: %s", SuperviseCommand, superviseUsage)
+	}
+	return parent, n, opts, rest[1:], nil
 }
 
 // supervise passes signals into the sandbox until bwrap exits.
@@ -105,6 +180,17 @@ func signalInside(root int, sig syscall.Signal) {
 		queue = append(queue[1:], children[pid]...)
 		if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); strings.TrimSpace(string(comm)) != "bwrap" {
 			_ = syscall.Kill(pid, sig)
+		}
+	}
+}
+
+// reapAll kills every process left below the supervisor and waits for
+// each, until it has no child.
+func reapAll() {
+	for {
+		signalInside(os.Getpid(), syscall.SIGKILL)
+		if _, err := unix.Wait4(-1, nil, 0, nil); errors.Is(err, unix.ECHILD) {
+			return
 		}
 	}
 }

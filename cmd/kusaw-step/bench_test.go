@@ -151,10 +151,21 @@ func runStep(b *testing.B, runner, dir, step string, env []string, flags ...stri
 	}
 	os.Remove(out)
 	args := append([]string{"run", "--sandbox", "off", "--out", out}, flags...)
-	cmd := exec.Command(runner, append(args, step)...)
+	cmd := exec.Command(runner, append(args, stepArgv(step, env)...)...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Dir = dir
 	return cmd
+}
+
+// stepArgv is the step's argv: the test binary as a fake is named in its
+// arguments too (fakeArg), since its handshake sees no STEP_TEST_FAKE.
+func stepArgv(step string, env []string) []string {
+	for _, kv := range env {
+		if name, ok := strings.CutPrefix(kv, "STEP_TEST_FAKE="); ok && step == os.Args[0] {
+			return []string{step, fakeArg, name}
+		}
+	}
+	return []string{step}
 }
 
 // median returns the median of xs, which it sorts.

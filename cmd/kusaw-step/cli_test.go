@@ -190,7 +190,7 @@ func TestCompletion(t *testing.T) {
 		{"kusaw-step run --sandbox ''", "auto bwrap seatbelt off"},
 		{"kusaw-step conform --report j", "json junit"},
 		{"kusaw-step completion ''", "bash zsh fish"},
-		{"kusaw-step handshake --", "--timeout --json --allow-host --help"},
+		{"kusaw-step handshake --", "--timeout --json --sandbox --allow-host --help"},
 	} {
 		probe := `source "$1"; eval "COMP_WORDS=($2)"; COMP_CWORD=$((${#COMP_WORDS[@]}-1)); _kusaw_step; echo "${COMPREPLY[*]}"`
 		out, err := exec.Command("bash", "-c", probe, "bash", path, tt.words).CombinedOutput()

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"os/exec"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -18,15 +21,21 @@ func cmdHandshake(ctx context.Context, env *cmdEnv, args []string) error {
 	fs := newFlags("handshake", env)
 	asJSON := fs.Bool("json", false, "print {handshake, warnings} as JSON")
 	timeout := fs.Duration("timeout", 0, "how long the step may take to answer (default 10s)")
+	mode := fs.String("sandbox", "auto", "the handshake's sandbox, as run's: auto, bwrap, seatbelt or off; its environment is built either way")
 	var allow listFlag
-	fs.Var(&allow, "allow-host", "a `HOST` (or *.suffix) of the allowlist the step would run under: declared egress it lacks is a warning; repeat it")
+	fs.Var(&allow, "allow-host", "a `HOST` (or *.suffix) of the allowlist the step runs under: declared egress it lacks is a warning; repeat it")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
 		return usageErrorf("usage: kusaw-step handshake [--json] STEP [ARG...]")
 	}
-	info, err := handshake.Run(ctx, fs.Args(), handshake.Options{Timeout: *timeout})
+	opts, err := handshakeSandbox(*mode, allow)
+	if err != nil {
+		return err
+	}
+	opts.Timeout = *timeout
+	info, err := handshake.Run(ctx, fs.Args(), opts)
 	var he *handshake.Error
 	if errors.As(err, &he) {
 		fmt.Fprintln(env.stderr, he.Error())
@@ -44,6 +53,22 @@ func cmdHandshake(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	printHandshake(env, info)
 	return nil
+}
+
+// handshakeSandbox returns the options that run a handshake as run does:
+// in the sandbox (mode and allowlist as given; no folder writable), with
+// an environment built from this one's base variables only.
+func handshakeSandbox(mode string, allow []string) (handshake.Options, error) {
+	plan, err := sandbox.PrepareHandshake(&protocol.Request{}, sandbox.Options{
+		Flags: sandbox.Flags{Mode: mode, AllowHosts: allow}, Base: os.Environ(),
+	})
+	if err != nil {
+		return handshake.Options{}, &exitError{code: exitFailed, err: err}
+	}
+	return handshake.Options{
+		Env: plan.Env, Sandbox: plan.Policy.Backend,
+		Wrap: func(cmd *exec.Cmd) (io.Closer, error) { return sandbox.Wrap(cmd, plan.Policy) },
+	}, nil
 }
 
 func printHandshake(env *cmdEnv, info *handshake.Info) {

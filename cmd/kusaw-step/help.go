@@ -22,7 +22,7 @@ type flagGroup struct {
 // The groups every command that takes them shares.
 var (
 	requestGroup = flagGroup{"Request", []string{"request", "mode", "config", "context", "worktree", "artifacts", "timeout", "completion-grace", "after"}}
-	sandboxGroup = flagGroup{"Sandbox", []string{"sandbox", "allow-host", "writable", "readable", "secret", "secrets-file", "inject"}}
+	sandboxGroup = flagGroup{"Sandbox", []string{"sandbox", "allow-host", "writable", "readable", "pids-max", "memory-max", "secret", "secrets-file", "inject"}}
 )
 
 // commandOrder lists the commands as the top-level help and shell

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"kusaw.dev/step/sandbox"
 )
 
 // runCmd runs the command line args with stdin and returns what it printed
@@ -109,5 +111,30 @@ func TestOutDirNamedForTheProgram(t *testing.T) {
 		if err != nil || !strings.HasPrefix(filepath.Base(dir), tt.want) || filepath.Base(filepath.Dir(dir)) != "kusaw-runs" {
 			t.Errorf("outDir for %v = %s, %v; want kusaw-runs/%sTIME", tt.command, dir, err, tt.want)
 		}
+	}
+}
+
+// TestHandshakeSandboxed is issue 11 item 1 for kusaw-step handshake: the
+// step answers in the sandbox, with none of the runner's variables but
+// the base ones, and cannot write the host.
+func TestHandshakeSandboxed(t *testing.T) {
+	if err := sandbox.Available(sandbox.BackendBwrap); err != nil {
+		t.Skipf("bwrap does not run here: %v", err)
+	}
+	dir := t.TempDir()
+	outside := filepath.Join(dir, "escaped")
+	stepPath := filepath.Join(dir, "hostile.sh")
+	script := "#!/bin/sh\necho x > " + outside + "\n" +
+		"echo '{\"type\":\"handshake\",\"name\":\"h\",\"version\":\"1\",\"description\":\"'\"TOKEN=$RUNNER_TOKEN SANDBOX=$KUSAW_SANDBOX\"'\",\"interactive\":false,\"protocol_versions\":[2]}'\n"
+	if err := os.WriteFile(stepPath, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("RUNNER_TOKEN", "operator-token")
+	out, errs, code := runCmd(t, "", "handshake", "--sandbox", "bwrap", stepPath)
+	if code != exitOK || !strings.Contains(out, "TOKEN= SANDBOX=bwrap") {
+		t.Errorf("handshake: exit %d\n%s%s\nwant the description to show no token, and the sandbox", code, out, errs)
+	}
+	if _, err := os.Stat(outside); err == nil {
+		t.Errorf("the handshake wrote %s", outside)
 	}
 }

@@ -28,8 +28,12 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("GORACE", "atexit_sleep_ms=0") // fakes built with -race would each sleep 1 s at exit
 	switch {
+	case len(os.Args) > 2 && os.Args[1] == fakeArg && strings.HasPrefix(os.Args[2], "bench-") && os.Getenv("KUSAW_PROTOCOL") == "2":
+		benchStep(os.Args[2])
 	case strings.HasPrefix(os.Getenv("STEP_TEST_FAKE"), "bench-") && os.Getenv("KUSAW_PROTOCOL") == "2":
 		benchStep(os.Getenv("STEP_TEST_FAKE"))
+	case len(os.Args) > 2 && os.Args[1] == fakeArg && os.Getenv("KUSAW_PROTOCOL") == "2":
+		fakeStep(os.Args[2])
 	case os.Getenv("STEP_TEST_FAKE") != "" && os.Getenv("KUSAW_PROTOCOL") == "2":
 		fakeStep(os.Getenv("STEP_TEST_FAKE"))
 	case os.Getenv("STEP_TEST_MAIN") == "1":
@@ -39,6 +43,14 @@ func TestMain(m *testing.M) {
 	table.print(os.Stdout) // the figures of the side-by-side benchmarks, if any ran
 	os.Exit(code)
 }
+
+// fakeArg and ttyFakeArg name a fake step in its arguments: TEST-BINARY
+// __fake NAME. A handshake gets none of the runner's variables (it runs
+// before the step declares any), so STEP_TEST_FAKE cannot carry it.
+const (
+	fakeArg    = "__fake"
+	ttyFakeArg = "__ttyfake"
+)
 
 // fakeNeeds declares what the fakes need of the environment: the runner
 // builds a step's environment; it does not inherit the test's.
@@ -70,7 +82,7 @@ func fakeStep(name string) {
 func TestRunOK(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "attempt")
 	t.Setenv("STEP_TEST_FAKE", "ok")
-	stdout, stderr, code := runCmdEnv(t, "run", "--out", out, "--worktree", t.TempDir(), os.Args[0])
+	stdout, stderr, code := runCmdEnv(t, "run", "--out", out, "--worktree", t.TempDir(), os.Args[0], fakeArg, "ok")
 	if code != exitOK {
 		t.Fatalf("exit %d; stdout %s stderr %s", code, stdout, stderr)
 	}
@@ -90,7 +102,7 @@ func TestRunOK(t *testing.T) {
 func TestRunJSON(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "attempt")
 	t.Setenv("STEP_TEST_FAKE", "fail")
-	stdout, _, code := runCmdEnv(t, "run", "--json", "--out", out, os.Args[0])
+	stdout, _, code := runCmdEnv(t, "run", "--json", "--out", out, os.Args[0], fakeArg, "fail")
 	if code != exitFailed {
 		t.Errorf("exit %d; want 1 for a fail verdict", code)
 	}
@@ -136,7 +148,7 @@ func TestRunUsageErrors(t *testing.T) {
 // says cancelled; it exits 130.
 func TestSIGINT(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "attempt")
-	cmd := exec.Command(os.Args[0], "run", "--grace", "2s", "--out", out, os.Args[0])
+	cmd := exec.Command(os.Args[0], "run", "--grace", "2s", "--out", out, os.Args[0], fakeArg, "slow")
 	cmd.Env = append(os.Environ(), "STEP_TEST_MAIN=1", "STEP_TEST_FAKE=slow")
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout

@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"kusaw.dev/step/sandbox"
@@ -16,6 +18,9 @@ type sandboxFlags struct {
 	mode        string
 	allowHosts  listFlag
 	writable    listFlag
+	readable    listFlag
+	pidsMax     int
+	memoryMax   string
 	secrets     listFlag
 	secretsFile string
 	inject      listFlag
@@ -31,6 +36,9 @@ func (sf *sandboxFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&sf.mode, "sandbox", "auto", "the step's sandbox: auto (bwrap or seatbelt when it works here), bwrap, seatbelt or off")
 	fs.Var(&sf.allowHosts, "allow-host", "a `HOST` (or *.suffix) the step may reach through the egress proxy; repeat it; any cuts the network to an allowlist")
 	fs.Var(&sf.writable, "writable", "a host `DIR` the step may also write; repeat it")
+	fs.IntVar(&sf.pidsMax, "pids-max", sandbox.DefaultPidsMax, "the most processes (and threads) the sandboxed step may have at once; -1 for no limit")
+	fs.StringVar(&sf.memoryMax, "memory-max", "", "at most `SIZE` of memory (e.g. 512M or 2G) for the sandboxed step's processes together (default no limit)")
+	fs.Var(&sf.readable, "readable", "a host `DIR` the sandbox hides (a home: /root, /home, $HOME) that the step may read; repeat it")
 	fs.Var(&sf.secrets, "secret", "pass the secret `NAME` from this environment to a step that declares it in needs_env; repeat it")
 	fs.StringVar(&sf.secretsFile, "secrets-file", "", "a `FILE` of NAME=value lines: secrets for a step that declares them")
 	fs.Var(&sf.inject, "inject", "`NAME=HOST:HEADER`: the egress proxy sets HEADER to the secret NAME on plain-HTTP requests to HOST (an --allow-host); the step never sees it; repeat it")
@@ -62,8 +70,16 @@ func (sf *sandboxFlags) options() (*sandbox.Options, error) {
 	if err != nil {
 		return nil, err
 	}
+	memoryMax, err := parseSize(sf.memoryMax)
+	if err != nil {
+		return nil, usageErrorf("--memory-max %q: %v", sf.memoryMax, err)
+	}
+	if sf.pidsMax == 0 || sf.pidsMax < -1 {
+		return nil, usageErrorf("--pids-max %d: want a positive number, or -1 for no limit", sf.pidsMax)
+	}
 	return &sandbox.Options{
-		Flags:   sandbox.Flags{Mode: sf.mode, AllowHosts: sf.allowHosts, Writable: sf.writable},
+		Flags: sandbox.Flags{Mode: sf.mode, AllowHosts: sf.allowHosts, Writable: sf.writable, Readable: sf.readable,
+			PidsMax: sf.pidsMax, MemoryMax: memoryMax},
 		Secrets: secrets, Inject: inject,
 	}, nil
 }
@@ -122,4 +138,24 @@ func sandboxHelper(name string) func(ctx context.Context, env *cmdEnv, args []st
 		}
 		return nil
 	}
+}
+
+// parseSize reads a size in bytes: a number with an optional K, M, G or
+// T suffix (powers of 1024, an optional B or iB after it); "" is 0.
+func parseSize(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	num := strings.TrimRight(strings.ToUpper(s), "IB")
+	shift := 0
+	if n := len(num); n > 0 {
+		if i := strings.IndexByte("KMGT", num[n-1]); i >= 0 {
+			shift, num = 10*(i+1), num[:n-1]
+		}
+	}
+	v, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || v <= 0 || v > (1<<62)>>shift {
+		return 0, fmt.Errorf("want a positive size such as 536870912, 512M or 2G")
+	}
+	return v << shift, nil
 }

@@ -20,6 +20,9 @@ import (
 // interactive step. init runs them before TestMain.
 func init() {
 	name := os.Getenv("STEP_TEST_TTY_FAKE")
+	if len(os.Args) > 2 && os.Args[1] == ttyFakeArg {
+		name = os.Args[2]
+	}
 	if name == "" || os.Getenv("KUSAW_PROTOCOL") != "2" || isSandboxHelper() {
 		return
 	}

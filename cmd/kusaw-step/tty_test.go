@@ -41,7 +41,7 @@ func startOnConsole(t *testing.T, fake string, args ...string) (*exec.Cmd, *cons
 	if err := pty.Setsize(ptm, &pty.Winsize{Rows: 33, Cols: 77}); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], args...)
+	cmd := exec.Command(os.Args[0], append(args, ttyFakeArg, fake)...)
 	cmd.Env = append(os.Environ(), "STEP_TEST_MAIN=1", "STEP_TEST_TTY_FAKE="+fake)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = pts, pts, pts
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
@@ -173,7 +173,7 @@ func waitExit(t *testing.T, cmd *exec.Cmd) error {
 func TestRunInteractivePiped(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "attempt")
 	t.Setenv("STEP_TEST_TTY_FAKE", "greet")
-	stdout, stderr, code := runCmd(t, "Ada\n", "run", "--out", out, os.Args[0])
+	stdout, stderr, code := runCmd(t, "Ada\n", "run", "--out", out, os.Args[0], ttyFakeArg, "greet")
 	if code != exitOK {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
@@ -210,7 +210,7 @@ func TestNoteCommand(t *testing.T) {
 		t.Errorf("run of a missing step: exit %d; want 1", code)
 	}
 	t.Setenv("STEP_TEST_TTY_FAKE", "notes")
-	stdout, stderr, code := runCmd(t, "", "run", "--json", "--out", out, os.Args[0])
+	stdout, stderr, code := runCmd(t, "", "run", "--json", "--out", out, os.Args[0], ttyFakeArg, "notes")
 	if code != exitOK || !strings.Contains(stdout, "notes: use the blue one") {
 		t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
 	}

@@ -69,6 +69,7 @@ func (p *Process) Stop(grace time.Duration) (killed bool) {
 	if p.waitGone(deadline.C) {
 		return false
 	}
+	p.killed.Store(true)
 	_ = p.Signal(syscall.SIGKILL)
 	return true
 }
@@ -81,6 +82,7 @@ func (p *Process) Stop(grace time.Duration) (killed bool) {
 // group member before the leader has been waited for, so it cannot steal the
 // leader's exit status. It is safe to call more than once.
 func (p *Process) Reap(timeout time.Duration) error {
+	p.noteMembers()
 	_ = p.Signal(syscall.SIGKILL) // EPERM shows up as ErrGroupAlive below
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"syscall"
 )
@@ -35,6 +36,11 @@ type Process struct {
 	// left. From then on the group id may be reused by an unrelated group,
 	// so the Process sends no more signals and reaps nothing.
 	gone atomic.Bool
+
+	killed atomic.Bool // Stop sent the group SIGKILL: its members are dying, not left
+	cgroup *Cgroup     // the cgroup the child was born in; nil when none
+	mu     sync.Mutex
+	left   []Left // what the step left behind (see KillOrphans)
 }
 
 // Start starts cmd as the leader of a new process group and returns the
@@ -52,9 +58,15 @@ type Process struct {
 // grandchild that holds a pipe open cannot delay [Process.Exited]. With other
 // types, set cmd.WaitDelay. Start closes nothing the caller owns; the caller
 // must not call cmd.Wait.
-func Start(cmd *exec.Cmd) (*Process, error) {
+func Start(cmd *exec.Cmd) (*Process, error) { return StartIn(cmd, nil) }
+
+// StartIn is [Start] with the child born in cgroup c (nil: none), so
+// that [Process.KillOrphans] finds every process it leaves behind, even
+// one that left its group. The caller removes c after KillOrphans.
+func StartIn(cmd *exec.Cmd, c *Cgroup) (*Process, error) {
 	cmd.SysProcAttr = groupAttr(cmd.SysProcAttr)
-	p := &Process{exited: make(chan struct{})}
+	CloseInheritedOnExec()
+	p := &Process{exited: make(chan struct{}), cgroup: c}
 	started := make(chan error)
 	go p.run(cmd, started)
 	if err := <-started; err != nil {
@@ -83,7 +95,10 @@ func groupAttr(attr *syscall.SysProcAttr) *syscall.SysProcAttr {
 func (p *Process) run(cmd *exec.Cmd, started chan<- error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	if err := cmd.Start(); err != nil {
+	leave := p.cgroup.enterThread(cmd)
+	err := cmd.Start()
+	leave()
+	if err != nil {
 		started <- err
 		return
 	}

@@ -2,6 +2,8 @@ package proc
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -26,4 +28,22 @@ func BecomeSubreaper() error {
 		return fmt.Errorf("proc: become subreaper: %w", err)
 	}
 	return nil
+}
+
+// CloseInheritedOnExec marks every descriptor from 3 up close-on-exec
+// (close_range CLOSE_RANGE_CLOEXEC), so that a child gets only its
+// standard streams and the files it is given (exec.Cmd.ExtraFiles): a
+// descriptor the runner inherited without O_CLOEXEC (a pipe, a socket,
+// a secret's file) no longer reaches the step. The runner's own files
+// are all opened close-on-exec; nothing it uses changes.
+func CloseInheritedOnExec() {
+	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err == nil {
+		return
+	}
+	fds, _ := os.ReadDir("/proc/self/fd") // kernels before 5.11
+	for _, e := range fds {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			unix.CloseOnExec(fd)
+		}
+	}
 }

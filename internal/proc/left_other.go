@@ -1,0 +1,18 @@
+//go:build unix && !linux
+
+package proc
+
+import "fmt"
+
+// Left is a process a step left behind when it exited.
+type Left struct {
+	Pid     int
+	Command string
+}
+
+func (l Left) String() string { return fmt.Sprintf("%d (%s)", l.Pid, l.Command) }
+
+func (p *Process) noteMembers() {}
+
+// KillOrphans returns nothing: finding processes needs Linux's /proc.
+func (p *Process) KillOrphans() []Left { return nil }
