@@ -122,7 +122,7 @@ func (w *walker) chance(p float64) bool { return w.r.Float64() < p }
 // (has says whether the base has one).
 func (w *walker) value(s map[string]any, base any, has bool, p path) any {
 	s = w.resolve(s)
-	if pinned(p) {
+	if pinned(p) && has {
 		return clone(base)
 	}
 	if has && w.chance(0.35) {
@@ -172,11 +172,13 @@ func (w *walker) object(s, base map[string]any, p path) map[string]any {
 		q := p.child(k)
 		if src, ok := pinnedSource(q); ok && src != "" {
 			bv, has = lookup(w.g.base, pointer(src))
+			has = has && bv != nil // a repo's worktree in intake, whose request has none: made up
 		}
+		req := slices.Contains(required, k)
 		switch {
-		case pinned(q) && !has:
+		case pinned(q) && !has && !req:
 			continue // the base leaves it out: so does every request
-		case slices.Contains(required, k), pinned(q):
+		case req, pinned(q):
 		case has && w.chance(0.25), !has && !w.chance(0.3):
 			continue // dropped, or left out as the base does
 		}
@@ -362,11 +364,12 @@ func Rebase(doc, base map[string]any) map[string]any {
 					if src != "" {
 						from = pointer(src)
 					}
-					if bv, has := lookup(base, from); has {
+					switch bv, has := lookup(base, from); {
+					case has && (bv != nil || src == ""):
 						c[k] = clone(bv)
-					} else {
+					case src == "":
 						delete(c, k)
-					}
+					} // else: the source is null here, the generated value stays
 					continue
 				}
 				fix(c[k], q)
