@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,6 +14,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"kusaw.dev/step/attemptdir"
 	"kusaw.dev/step/events"
 	"kusaw.dev/step/internal/proc"
 	"kusaw.dev/step/protocol"
@@ -315,8 +315,8 @@ func (l *logs) close() {
 func (at *attempt) openLogs(out *output) (*logs, error) {
 	var l logs
 	var err error
-	at.rec.Logs.Stdout.Path = filepath.Join(at.a.OutDir, "stdout.jsonl")
-	at.rec.Logs.Stderr.Path = filepath.Join(at.a.OutDir, "stderr.log")
+	at.rec.Logs.Stdout.Path = at.path(attemptdir.Stdout)
+	at.rec.Logs.Stderr.Path = at.path(attemptdir.Stderr)
 	if l.stdout, err = os.Create(at.rec.Logs.Stdout.Path); err != nil {
 		return nil, err
 	}

@@ -3,9 +3,9 @@ package step
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"syscall"
 
+	"kusaw.dev/step/attemptdir"
 	"kusaw.dev/step/events"
 	"kusaw.dev/step/protocol"
 	"kusaw.dev/step/result"
@@ -67,8 +67,8 @@ func (at *attempt) takeResult(raw []byte, line int) {
 	if v.Line != nil {
 		kept = v.Line // what a rule stripped (an atlas_scan finding's message) stays out
 	}
-	rec.ResultPath = filepath.Join(at.a.OutDir, "result.json")
-	if err := os.WriteFile(rec.ResultPath, append(at.maskBytes(kept), '\n'), 0o644); err != nil {
+	rec.ResultPath = at.path(attemptdir.Result)
+	if err := at.out.WriteFile(attemptdir.Result, append(at.maskBytes(kept), '\n'), 0o644); err != nil {
 		at.warn("result_not_written", "could not write result.json: "+err.Error())
 	}
 	rec.Status, rec.ReasonCode, rec.Message = v.Status, v.ReasonCode, v.Message
