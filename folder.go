@@ -106,4 +106,3 @@ func (at *attempt) pendUntold() {
 	}
 	at.carried = nil
 }
-

@@ -108,8 +108,8 @@ type attempt struct {
 	files            stepFiles            // the files the step's variables name
 	artDir           *result.ArtifactsDir // the artifacts folder, held open from before the step runs
 	tracking         *proc.Cgroup         // the unsandboxed step's cgroup, which finds what it leaves; nil when none
-	out              *attemptdir.Writer // the attempt folder, locked until finish
-	carried          []protocol.Note    // pending notes added to the request's context.notes
+	out              *attemptdir.Writer   // the attempt folder, locked until finish
+	carried          []protocol.Note      // pending notes added to the request's context.notes
 }
 
 // limits are the request's caps, with the spec's defaults filled in.

@@ -57,4 +57,3 @@ func nextStart(dir string) string {
 	}
 	return "kusaw-step run --after " + dir + " --out NEW_DIR ..."
 }
-
