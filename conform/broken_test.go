@@ -53,6 +53,7 @@ func TestBroken(t *testing.T) {
 		{step: "at-buffered", want: []string{"AT-012"}},
 		{step: "at-flaky", want: []string{"AT-013"}},
 		{step: "at-score", modes: []string{"score"}, want: []string{"AT-014"}},
+		{step: "at-exit-after-result", want: []string{"AT-015"}},
 		{step: "at-misspelt", want: []string{"AT-016"}},
 		{step: "ia-result-on-stdout", want: []string{"IA-001"}},
 	} {

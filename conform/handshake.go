@@ -46,6 +46,7 @@ func (b *battery) handshakeChecks(ctx context.Context) *handshake.Info {
 	b.checkHandshakeWrites(hr)
 	b.checkIdentity(h)
 	if hr.err != nil {
+		b.prerequisiteFailed(hr.err)
 		return nil
 	}
 	return hr.info
@@ -69,7 +70,7 @@ func (b *battery) runHandshakes(ctx context.Context, d *dirs) *handshakeRun {
 	wg.Wait()
 	hr.changed = diff(before, snapshot(watched, nil))
 	b.startup = hr.plain.took
-	b.killMarked("handshake")
+	killMarked(markerVar + "=" + b.marker + "-handshake")
 	return hr
 }
 
