@@ -130,6 +130,7 @@ func checkRecordFile(t *testing.T, rec *step.Record, out string) {
 	if got.Status != rec.Status || got.ReasonCode != rec.ReasonCode || got.Message != rec.Message {
 		t.Errorf("attempt.json says %s/%s %q; Run returned %s/%s %q", got.Status, got.ReasonCode, got.Message, rec.Status, rec.ReasonCode, rec.Message)
 	}
+	checkRecordSchema(t, out)
 }
 
 func cmpDur(d, def time.Duration) time.Duration {

@@ -10,8 +10,10 @@
 //	kusaw-step handshake [--json] STEP [ARG...] run the handshake, print it and its warnings
 //	kusaw-step request [flags]                  print a synthesized valid request
 //	kusaw-step validate KIND FILE|-             validate a document
-//	kusaw-step schema KIND | --doc              print an embedded schema, or the whole reference
+//	kusaw-step schema KIND | --doc              print an embedded schema (attempt: the record's), or the whole reference
 //	kusaw-step note OUT_DIR TEXT                send a steer note to an attempt
+//	kusaw-step show [--json] OUT_DIR            show a finished attempt again, or say it is running or unfinished
+//	kusaw-step ls [DIR]                         list the attempts in DIR (default the runs folder), newest first
 //	kusaw-step version                          print the version and the protocol versions spoken
 //	kusaw-step completion bash|zsh|fish         print a shell completion script
 //	kusaw-step help [COMMAND]                   print this, or a command's help (also COMMAND --help)
@@ -24,8 +26,9 @@
 // request.json, stdout.jsonl, stderr.log, result.json, attempt.json and
 // artifacts/. A folder holds one attempt: it is locked while it runs, and a
 // non-empty --out is refused unless --force; --after PREV_OUT starts the
-// next attempt after PREV_OUT, with its pending notes. It shows a live status line on a
-// terminal and a verdict block; --json prints the attempt record instead.
+// next attempt after PREV_OUT, with its pending notes. It shows a live
+// status line on a terminal and a verdict block; --json prints the attempt
+// record instead.
 // On a timeout or SIGINT the step's process group gets SIGTERM, then SIGKILL
 // after --grace (default 5s). The step runs in a sandbox (--sandbox
 // auto|bwrap|seatbelt|off, default auto; --writable DIR, --allow-host HOST
