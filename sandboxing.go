@@ -7,8 +7,8 @@ import (
 
 	"github.com/go-json-experiment/json"
 
-	"kusaw.dev/step/handshake"
 	"kusaw.dev/step/attemptdir"
+	"kusaw.dev/step/handshake"
 	"kusaw.dev/step/protocol"
 	"kusaw.dev/step/request"
 	"kusaw.dev/step/sandbox"

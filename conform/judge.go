@@ -52,15 +52,6 @@ func (b *battery) checkExitStatus(r *attemptRun) {
 	}
 }
 
-func warningText(r *attemptRun, code string) string {
-	for _, w := range r.rec.Warnings {
-		if w.Code == code {
-			return w.Message
-		}
-	}
-	return code
-}
-
 // resultLine is the main attempt's result, as written in result.json.
 type resultLine struct {
 	raw     []byte
