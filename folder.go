@@ -60,6 +60,7 @@ func (at *attempt) linkPrevious() (bool, error) {
 	if at.a.After == "" {
 		return false, nil
 	}
+
 	prev, err := attemptdir.Read(at.a.After)
 	if err != nil {
 		return false, fmt.Errorf("--after: %w", err)

@@ -143,6 +143,9 @@ func prepare(a Attempt) (*attempt, error) {
 		Status: protocol.StatusFail, Warnings: []protocol.Warning{}, Events: map[string]int{},
 		StartedAt: at.started.UTC(), Step: StepIdentity{Command: a.Command},
 	}
+	if after, _ := filepath.Abs(a.After); a.After != "" && after == a.OutDir {
+		return nil, fmt.Errorf("--after %s names the attempt's own folder: %w", a.After, attemptdir.ErrNotEmpty)
+	}
 	if at.out, err = attemptdir.Create(a.OutDir, attemptdir.Options{Force: a.Force}); err != nil {
 		return nil, err
 	}

@@ -82,3 +82,18 @@ func TestSandboxedAttempts(t *testing.T) {
 		t.Errorf("a good step in the sandbox did not pass:\n%s", table(t, rep))
 	}
 }
+
+// TestScratchReused: a battery may work again in the scratch folder of an
+// earlier one (kusaw-step conform --keep DIR): its attempt folders are the
+// battery's own, replaced, not refused as taken (issue 14 item 1).
+func TestScratchReused(t *testing.T) {
+	t.Parallel()
+	opts := quick(t)
+	opts.Selection = conform.Selection{Focus: []string{"AT-001"}}
+	step := []string{filepath.Join("testdata", "good", "caller-env.sh")}
+	for i := range 2 {
+		if rep := steptest.Conform(t, step, opts); !rep.Passed() {
+			t.Errorf("battery %d in the same scratch folder:\n%s", i+1, table(t, rep))
+		}
+	}
+}

@@ -27,8 +27,11 @@ func TestOneAttemptPerFolder(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, "not empty") || !strings.Contains(stderr, "--force") {
 		t.Errorf("second attempt into the same --out: exit %d, %q; want 2, the folder is not empty, --force", code, stderr)
 	}
+	if _, stderr, code := runCmd(t, "", "run", "--force", "--after", out, "--out", out, os.Args[0]); code != exitUsage || !strings.Contains(stderr, "own folder") {
+		t.Errorf("--after and --out the same folder: exit %d, %q; want 2", code, stderr)
+	}
 	if again, _ := os.ReadFile(filepath.Join(out, "attempt.json")); !bytes.Equal(first, again) {
-		t.Error("the refused attempt changed the first attempt's record")
+		t.Error("a refused attempt changed the first attempt's record")
 	}
 	if _, stderr, code := runCmd(t, "", "run", "--force", "--out", out, os.Args[0]); code != exitOK {
 		t.Errorf("--force: exit %d\n%s", code, stderr)
