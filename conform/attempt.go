@@ -152,7 +152,6 @@ func (b *battery) attemptNamed(ctx context.Context, mode, kind, name string, var
 		Command: b.opts.Command, Request: raw, OutDir: r.dirs.out, Env: b.env(r.dirs, name),
 		HandshakeTimeout: b.opts.HandshakeTimeout, Grace: b.opts.Grace, KeepGoing: true,
 		Observer: r.observer(kind, cancel), Sandbox: b.sandbox(),
-		Force: true, // the folder is the battery's own scratch: --keep DIR may hold an earlier battery's
 	}
 	if kind == runTTY {
 		a.Terminal = step.Terminal{Input: strings.NewReader(answers(b.opts.Answers))}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -34,6 +35,7 @@ func (b *battery) handshakeChecks(ctx context.Context) *handshake.Info {
 	d, err := b.newDirs("handshake")
 	if err != nil {
 		b.reportAll("HS", "", Skip, "the battery could not make its scratch folders: %v", err)
+		b.prerequisiteFailed(fmt.Errorf("the battery could not make its scratch folders: %w", err))
 		return nil
 	}
 	hr := b.runHandshakes(ctx, d)
