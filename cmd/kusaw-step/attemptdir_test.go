@@ -19,21 +19,21 @@ import (
 func TestOneAttemptPerFolder(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "attempt")
 	t.Setenv("STEP_TEST_FAKE", "ok")
-	if _, stderr, code := runCmd(t, "", "run", "--out", out, os.Args[0]); code != exitOK {
+	if _, stderr, code := runCmd(t, "", "run", "--out", out, os.Args[0], fakeArg, "ok"); code != exitOK {
 		t.Fatalf("first attempt: exit %d\n%s", code, stderr)
 	}
 	first, _ := os.ReadFile(filepath.Join(out, "attempt.json"))
-	_, stderr, code := runCmd(t, "", "run", "--out", out, os.Args[0])
+	_, stderr, code := runCmd(t, "", "run", "--out", out, os.Args[0], fakeArg, "ok")
 	if code != exitUsage || !strings.Contains(stderr, "not empty") || !strings.Contains(stderr, "--force") {
 		t.Errorf("second attempt into the same --out: exit %d, %q; want 2, the folder is not empty, --force", code, stderr)
 	}
-	if _, stderr, code := runCmd(t, "", "run", "--force", "--after", out, "--out", out, os.Args[0]); code != exitUsage || !strings.Contains(stderr, "own folder") {
+	if _, stderr, code := runCmd(t, "", "run", "--force", "--after", out, "--out", out, os.Args[0], fakeArg, "ok"); code != exitUsage || !strings.Contains(stderr, "own folder") {
 		t.Errorf("--after and --out the same folder: exit %d, %q; want 2", code, stderr)
 	}
 	if again, _ := os.ReadFile(filepath.Join(out, "attempt.json")); !bytes.Equal(first, again) {
 		t.Error("a refused attempt changed the first attempt's record")
 	}
-	if _, stderr, code := runCmd(t, "", "run", "--force", "--out", out, os.Args[0]); code != exitOK {
+	if _, stderr, code := runCmd(t, "", "run", "--force", "--out", out, os.Args[0], fakeArg, "ok"); code != exitOK {
 		t.Errorf("--force: exit %d\n%s", code, stderr)
 	}
 }
@@ -44,10 +44,10 @@ func TestOneAttemptPerFolder(t *testing.T) {
 func TestReplayedRequestKeepsItsOwnArtifacts(t *testing.T) {
 	old, next := filepath.Join(t.TempDir(), "old"), filepath.Join(t.TempDir(), "new")
 	t.Setenv("STEP_TEST_FAKE", "ok")
-	if _, stderr, code := runCmd(t, "", "run", "--out", old, os.Args[0]); code != exitOK {
+	if _, stderr, code := runCmd(t, "", "run", "--out", old, os.Args[0], fakeArg, "ok"); code != exitOK {
 		t.Fatalf("first attempt: exit %d\n%s", code, stderr)
 	}
-	stdout, stderr, code := runCmd(t, "", "run", "--json", "--request", filepath.Join(old, "request.json"), "--out", next, os.Args[0])
+	stdout, stderr, code := runCmd(t, "", "run", "--json", "--request", filepath.Join(old, "request.json"), "--out", next, os.Args[0], fakeArg, "ok")
 	if code != exitOK {
 		t.Fatalf("replay: exit %d\n%s", code, stderr)
 	}
@@ -66,7 +66,7 @@ func TestReplayedRequestKeepsItsOwnArtifacts(t *testing.T) {
 // the folder reads as unfinished, with no record.
 func TestConcurrentAttemptsAndSIGKILL(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "attempt")
-	runner := exec.Command(os.Args[0], "run", "--sandbox", "off", "--out", out, os.Args[0])
+	runner := exec.Command(os.Args[0], "run", "--sandbox", "off", "--out", out, os.Args[0], fakeArg, "ok")
 	runner.Env = append(os.Environ(), "STEP_TEST_MAIN=1", "STEP_TEST_FAKE=slow")
 	if err := runner.Start(); err != nil {
 		t.Fatal(err)
@@ -84,7 +84,7 @@ func TestConcurrentAttemptsAndSIGKILL(t *testing.T) {
 	defer syscall.Kill(-stepPID, syscall.SIGKILL) // the step's group outlives its SIGKILLed runner
 
 	t.Setenv("STEP_TEST_FAKE", "ok")
-	_, stderr, code := runCmd(t, "", "run", "--force", "--out", out, os.Args[0])
+	_, stderr, code := runCmd(t, "", "run", "--force", "--out", out, os.Args[0], fakeArg, "ok")
 	if code != exitUsage || !strings.Contains(stderr, "another attempt is running") {
 		t.Errorf("a second attempt on a running folder, even with --force: exit %d, %q; want 2, another attempt is running", code, stderr)
 	}
