@@ -8,10 +8,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"syscall"
 
+	"kusaw.dev/step/attemptdir"
 	"kusaw.dev/step/events"
 	"kusaw.dev/step/internal/proc"
 	"kusaw.dev/step/request"
@@ -20,8 +20,8 @@ import (
 // The files of an interactive attempt, in the attempt folder, besides
 // request.json (KUSAW_REQUEST) and result.json (KUSAW_RESULT).
 const (
-	EventsFile   = "events.jsonl" // KUSAW_EVENTS: the step appends its events here
-	TerminalFile = "terminal.log" // all the step wrote to its terminal, capped
+	EventsFile   = attemptdir.Events   // KUSAW_EVENTS: the step appends its events here
+	TerminalFile = attemptdir.Terminal // all the step wrote to its terminal, capped
 )
 
 // ErrResultInEvents is the Err of the [events.ProtocolError] for a result
@@ -118,7 +118,7 @@ func (at *attempt) envOptions() request.EnvOptions {
 	}
 	if at.info != nil && at.info.Handshake.Interactive {
 		eo.RequestFile = at.rec.RequestPath
-		eo.ResultFile = at.path("result.json")
+		eo.ResultFile = at.path(attemptdir.Result)
 		eo.EventsFile = at.path(EventsFile)
 	}
 	return eo
@@ -127,11 +127,7 @@ func (at *attempt) envOptions() request.EnvOptions {
 // path returns the absolute path of a file in the attempt folder, so that
 // it still names the file from the step's own working directory.
 func (at *attempt) path(name string) string {
-	p := filepath.Join(at.a.OutDir, name)
-	if abs, err := filepath.Abs(p); err == nil {
-		return abs
-	}
-	return p
+	return at.out.Path(name)
 }
 
 // openInteractive creates terminal.log and an empty events.jsonl, and
@@ -190,7 +186,7 @@ func withMisplaced(sum *events.Summary, p *events.ProtocolError) *events.Summary
 // missing file leaves no result (no_result); a file that cannot be read,
 // or is larger than max_line_bytes, is a protocol error.
 func (at *attempt) readResult(out *output) {
-	raw, err := readResultFile(at.path("result.json"), at.limits.maxLine)
+	raw, err := readResultFile(at.path(attemptdir.Result), at.limits.maxLine)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:

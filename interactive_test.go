@@ -128,6 +128,7 @@ func (ss *session) wait(t *testing.T) *step.Record {
 	if ss.err != nil {
 		t.Fatalf("Run = %v", ss.err)
 	}
+	checkRecordSchema(t, ss.out)
 	checkRecordFile(t, ss.rec, ss.out)
 	return ss.rec
 }

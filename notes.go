@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"kusaw.dev/step/attemptdir"
 	"kusaw.dev/step/protocol"
 )
 
@@ -30,9 +31,9 @@ import (
 // sent after that waits for the next start, and the record lists every note
 // the step was given, live or at the start, and whether it acknowledged it.
 const (
-	NotesFile        = "notes.jsonl"         // the live notes of the running attempt
-	SentNotesFile    = "notes.sent.jsonl"    // NotesFile, once the attempt is over
-	PendingNotesFile = "notes.pending.jsonl" // notes for the next start
+	NotesFile        = attemptdir.Notes        // the live notes of the running attempt
+	SentNotesFile    = attemptdir.SentNotes    // NotesFile, once the attempt is over
+	PendingNotesFile = attemptdir.PendingNotes // notes for the next start
 )
 
 // NoteRecord is a steer note the step was given, in the [Record].

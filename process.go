@@ -7,22 +7,25 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
+	"kusaw.dev/step/attemptdir"
 	"kusaw.dev/step/events"
 	"kusaw.dev/step/internal/proc"
 	"kusaw.dev/step/protocol"
 )
 
-// drainDelay is how long the runner keeps reading after the step's group
-// is gone: a process that left the group (a daemon that called setsid)
-// may still hold stdout, and must not hang the attempt.
+// drainDelay is how long the runner waits for more of the step's output
+// after its group is gone and the pumps have read nothing: a process that
+// left the group (a daemon that called setsid) may still hold stdout, and
+// must not hang the attempt. Reading what the step wrote before it ended
+// is never cut, however long a loaded machine takes over it.
 const drainDelay = 2 * time.Second
 
 // output is what the step did while it ran.
@@ -38,6 +41,7 @@ type output struct {
 	stdout     *events.CappedWriter
 	stderr     *events.CappedWriter
 	stderrTail *events.Tail
+	read       atomic.Int64 // bytes read from stdout and stderr, plus lines handled: drain's sign of progress
 
 	// The interactive path's (interactive.go, notes.go).
 	acks        []string             // the ids note_ack events named, in order
@@ -136,7 +140,7 @@ func (at *attempt) execute(ctx context.Context) *output {
 	p.Reap(at.grace)
 	at.processesLeft(p.KillOrphans())
 	at.endTracking()
-	out.forced = drain(pumped, pp)
+	out.forced = drain(pumped, pp, &out.read)
 	at.flushMasks()
 	return out
 }
@@ -200,12 +204,12 @@ func (at *attempt) pump(pp *pipes, out *output, sig *signals) <-chan struct{} {
 	var g errgroup.Group
 	g.Go(func() error { return writeRequest(pp.stdinW, at.a.Request) })
 	g.Go(func() error {
-		sum, err := events.Read(io.TeeReader(pp.stdoutR, stdoutLog), at.readOptions(out, sig))
+		sum, err := events.Read(io.TeeReader(counted{pp.stdoutR, &out.read}, stdoutLog), at.readOptions(out, sig))
 		out.summary = sum
 		return err
 	})
 	g.Go(func() error {
-		_, err := io.Copy(stderrLog, pp.stderrR)
+		_, err := io.Copy(stderrLog, counted{pp.stderrR, &out.read})
 		return err
 	})
 	done := make(chan struct{})
@@ -232,6 +236,7 @@ func (at *attempt) readOptions(out *output, sig *signals) events.Options {
 	return events.Options{
 		MaxLine: int(at.limits.maxLine),
 		OnEvent: func(_ int, ev protocol.Event) {
+			out.read.Add(1) // a line handled is progress too, for drain
 			switch e := ev.(type) {
 			case *protocol.Usage:
 				out.usage = e
@@ -244,8 +249,9 @@ func (at *attempt) readOptions(out *output, sig *signals) events.Options {
 				obs.Event(at.maskEvent(ev))
 			}
 		},
-		OnResult: func(int, []byte) { sig.sawResult() },
+		OnResult: func(int, []byte) { out.read.Add(1); sig.sawResult() },
 		OnProblem: func(p *events.ProtocolError) {
+			out.read.Add(1)
 			sig.sawProblem()
 			if obs.Problem != nil {
 				obs.Problem(p)
@@ -289,19 +295,38 @@ func (at *attempt) supervise(ctx context.Context, p *proc.Process, sig *signals)
 }
 
 // drain waits for the pumps after the group is gone; a process that left
-// the group may still hold a pipe, so after drainDelay our ends are closed.
-// It reports whether it had to.
-func drain(pumped <-chan struct{}, pp *pipes) bool {
-	t := time.NewTimer(drainDelay)
+// the group may still hold a pipe, so once the pumps have read nothing for
+// drainDelay our ends are closed. It reports whether it had to.
+func drain(pumped <-chan struct{}, pp *pipes, read *atomic.Int64) bool {
+	t := time.NewTicker(drainDelay)
 	defer t.Stop()
-	select {
-	case <-pumped:
-		return false
-	case <-t.C:
-		pp.close()
-		<-pumped
-		return true
+	last := read.Load()
+	for {
+		select {
+		case <-pumped:
+			return false
+		case <-t.C:
+			if n := read.Load(); n != last {
+				last = n // still reading what the step wrote: not idle
+				continue
+			}
+			pp.close()
+			<-pumped
+			return true
+		}
 	}
+}
+
+// counted is a reader that adds what it reads to n.
+type counted struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c counted) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	c.n.Add(int64(k))
+	return k, err
 }
 
 // logs are the attempt's two log files.
@@ -315,8 +340,8 @@ func (l *logs) close() {
 func (at *attempt) openLogs(out *output) (*logs, error) {
 	var l logs
 	var err error
-	at.rec.Logs.Stdout.Path = filepath.Join(at.a.OutDir, "stdout.jsonl")
-	at.rec.Logs.Stderr.Path = filepath.Join(at.a.OutDir, "stderr.log")
+	at.rec.Logs.Stdout.Path = at.path(attemptdir.Stdout)
+	at.rec.Logs.Stderr.Path = at.path(attemptdir.Stderr)
 	if l.stdout, err = os.Create(at.rec.Logs.Stdout.Path); err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"kusaw.dev/step/attemptdir"
 	"kusaw.dev/step/handshake"
 	"kusaw.dev/step/internal/proc"
 	"kusaw.dev/step/protocol"
@@ -42,7 +43,7 @@ func Run(ctx context.Context, a Attempt) (*Record, error) {
 	// 1. Read the request and lay out the attempt folder.
 	at, err := prepare(a)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrAttempt, err)
+		return nil, fmt.Errorf("%w: %w", ErrAttempt, err)
 	}
 	rec := at.rec
 
@@ -107,6 +108,8 @@ type attempt struct {
 	files            stepFiles            // the files the step's variables name
 	artDir           *result.ArtifactsDir // the artifacts folder, held open from before the step runs
 	tracking         *proc.Cgroup         // the unsandboxed step's cgroup, which finds what it leaves; nil when none
+	out              *attemptdir.Writer   // the attempt folder, locked until finish
+	carried          []protocol.Note      // pending notes added to the request's context.notes
 }
 
 // limits are the request's caps, with the spec's defaults filled in.
@@ -126,6 +129,9 @@ func prepare(a Attempt) (*attempt, error) {
 	if a.Command, err = absCommand(a.Command); err != nil {
 		return nil, err
 	}
+	if a.OutDir, err = filepath.Abs(a.OutDir); err != nil {
+		return nil, err
+	}
 	at := &attempt{a: a, req: req, started: time.Now(), limits: limitsOf(req)}
 	at.handshakeTimeout = cmp(a.HandshakeTimeout, DefaultHandshakeTimeout)
 	at.grace = cmp(a.Grace, DefaultGrace)
@@ -133,31 +139,35 @@ func prepare(a Attempt) (*attempt, error) {
 	if at.dir == "" && req.Worktree != nil {
 		at.dir = *req.Worktree
 	}
-	at.artifactsDir = req.ArtifactsDir
 	at.rec = &Record{
 		Status: protocol.StatusFail, Warnings: []protocol.Warning{}, Events: map[string]int{},
 		StartedAt: at.started.UTC(), Step: StepIdentity{Command: a.Command},
 	}
-	return at, at.layout()
+	if after, _ := filepath.Abs(a.After); a.After != "" && after == a.OutDir {
+		return nil, fmt.Errorf("--after %s names the attempt's own folder: %w", a.After, attemptdir.ErrNotEmpty)
+	}
+	if at.out, err = attemptdir.Create(a.OutDir, attemptdir.Options{Force: a.Force}); err != nil {
+		return nil, err
+	}
+	if err := at.layout(); err != nil {
+		at.out.Close()
+		return nil, err
+	}
+	return at, nil
 }
 
-// layout creates the attempt folder and the artifacts folder and writes the
-// request down.
+// layout settles the request in the attempt folder (see folder.go), creates
+// the artifacts folder and writes the request down.
 func (at *attempt) layout() error {
-	if err := os.MkdirAll(at.a.OutDir, 0o755); err != nil {
+	if err := at.settleRequest(); err != nil {
 		return err
 	}
+	at.artifactsDir = at.req.ArtifactsDir
 	if err := os.MkdirAll(at.artifactsDir, 0o755); err != nil {
 		return fmt.Errorf("artifacts folder: %w", err)
 	}
-	for _, stale := range []string{"result.json", "attempt.json"} {
-		// A folder used again must not show an earlier attempt's result.
-		if err := os.Remove(filepath.Join(at.a.OutDir, stale)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
-	}
-	at.rec.RequestPath = filepath.Join(at.a.OutDir, "request.json")
-	if err := os.WriteFile(at.rec.RequestPath, at.a.Request, 0o600); err != nil {
+	at.rec.RequestPath = at.path(attemptdir.Request)
+	if err := at.out.WriteFile(attemptdir.Request, at.a.Request, 0o600); err != nil {
 		return err
 	}
 	if err := at.writeStepFiles(); err != nil {
@@ -220,18 +230,21 @@ func (at *attempt) cancelled(ctx context.Context) {
 	at.rec.Message = "the attempt was cancelled: " + context.Cause(ctx).Error()
 }
 
-// finish writes attempt.json.
+// finish writes attempt.json and lets the attempt folder go; notes the
+// step was not given wait in it for the next attempt.
 func (at *attempt) finish() error {
 	at.closeArtifactsDir()
 	at.rec.DurationMS = time.Since(at.started).Milliseconds()
 	at.maskRecord()
 	data, err := json.Marshal(at.rec, json.Deterministic(true))
-	if err != nil {
-		return fmt.Errorf("%w: encode the record: %v", ErrAttempt, err)
+	if err == nil {
+		err = at.out.WriteFile(attemptdir.Record, append(data, '\n'), 0o644)
 	}
-	path := filepath.Join(at.a.OutDir, "attempt.json")
-	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("%w: %v", ErrAttempt, err)
+	if cerr := at.out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("%w: write the record: %v", ErrAttempt, err)
 	}
 	return nil
 }

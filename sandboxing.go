@@ -4,10 +4,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 
 	"github.com/go-json-experiment/json"
 
+	"kusaw.dev/step/attemptdir"
 	"kusaw.dev/step/handshake"
 	"kusaw.dev/step/protocol"
 	"kusaw.dev/step/request"
@@ -76,7 +76,7 @@ func (at *attempt) sandboxOptions() sandbox.Options {
 	if o.Base == nil {
 		o.Base = os.Environ()
 	}
-	o.EgressLog = filepath.Join(at.a.OutDir, "egress.jsonl")
+	o.EgressLog = at.path(attemptdir.Egress)
 	return o
 }
 

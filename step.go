@@ -35,9 +35,19 @@ type Attempt struct {
 	// attempt's step reads it with its sandbox member set to the sandbox
 	// it runs in (spec row sandbox); every other member keeps its bytes.
 	Request []byte
-	// OutDir is the attempt folder: request.json, stdout.jsonl, stderr.log,
-	// result.json and attempt.json are written there. It is created.
+	// OutDir is the attempt folder (package attemptdir): request.json,
+	// stdout.jsonl, stderr.log, result.json and attempt.json are written
+	// there. It is created, and locked while the attempt runs; one that
+	// holds an earlier attempt is refused (attemptdir.ErrNotEmpty), one
+	// another attempt holds too (attemptdir.ErrBusy). Notes pending in
+	// it are given to the step in the request's context.notes.
 	OutDir string
+	// Force lets the attempt replace an earlier attempt in OutDir.
+	Force bool
+	// After is the folder of the previous attempt of the same step, or
+	// "": its pending notes are given to the step, the request's
+	// step.attempt counts up from its request's, and the record names it.
+	After string
 	// Env is the base environment; nil means the runner's own. Inherited
 	// KUSAW_* variables are replaced by the attempt's.
 	Env []string
@@ -109,6 +119,7 @@ type Record struct {
 	Logs            Logs                   `json:"logs"`
 	Egress          *EgressRecord          `json:"egress,omitzero"`
 	RequestPath     string                 `json:"request_path"`
+	After           string                 `json:"after,omitzero"` // the previous attempt's folder
 	ResultPath      string                 `json:"result_path,omitzero"`
 	Notes           []NoteRecord           `json:"notes,omitzero"`
 	// Sandbox is the sandbox the step actually ran in; nil when the

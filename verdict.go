@@ -3,9 +3,9 @@ package step
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"syscall"
 
+	"kusaw.dev/step/attemptdir"
 	"kusaw.dev/step/events"
 	"kusaw.dev/step/protocol"
 	"kusaw.dev/step/result"
@@ -35,6 +35,7 @@ func (at *attempt) judge(out *output) {
 		at.refuseSecretArtifacts()
 		at.checkEventArtifacts(&out.artifacts)
 		at.noteStop(out.stop)
+		at.noteExit(out)
 	case out.stop == stopCancelled:
 		rec.Status, rec.ReasonCode = protocol.StatusKilled, protocol.ReasonCancelled
 		rec.Message = "the attempt was cancelled before the step gave a result"
@@ -67,8 +68,8 @@ func (at *attempt) takeResult(raw []byte, line int) {
 	if v.Line != nil {
 		kept = v.Line // what a rule stripped (an atlas_scan finding's message) stays out
 	}
-	rec.ResultPath = filepath.Join(at.a.OutDir, "result.json")
-	if err := os.WriteFile(rec.ResultPath, append(at.maskBytes(kept), '\n'), 0o644); err != nil {
+	rec.ResultPath = at.path(attemptdir.Result)
+	if err := at.out.WriteFile(attemptdir.Result, append(at.maskBytes(kept), '\n'), 0o644); err != nil {
 		at.warn("result_not_written", "could not write result.json: "+err.Error())
 	}
 	rec.Status, rec.ReasonCode, rec.Message = v.Status, v.ReasonCode, v.Message
@@ -94,6 +95,25 @@ func (at *attempt) noteStop(stop stopCause) {
 		at.warn("cancelled_after_result", "the attempt was cancelled after the result; the step was stopped")
 	}
 }
+
+// noteExit warns when a step that gave an ok result then exited with a
+// status other than 0 on its own: the result says one thing, the exit
+// status another.
+func (at *attempt) noteExit(out *output) {
+	if at.rec.Status != protocol.StatusOK || out.stop != stopNone || at.rec.ExitCode == nil || *at.rec.ExitCode == 0 {
+		return
+	}
+	how := fmt.Sprintf("exited with status %d", *at.rec.ExitCode)
+	if at.rec.Signal != "" {
+		how = "was killed by " + at.rec.Signal
+	}
+	at.warn(WarnExitAfterResult, fmt.Sprintf("the step %s after its ok result; exit 0 once the result is printed", how))
+}
+
+// WarnExitAfterResult is the warning code of a step that exited with a
+// status other than 0 (or was killed by a signal it did not get from the
+// runner) after an ok result.
+const WarnExitAfterResult = "exit_after_result"
 
 // recordProcess records how the step's process ended.
 func (at *attempt) recordProcess(out *output) {

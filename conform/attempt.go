@@ -1,7 +1,10 @@
 package conform
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -10,10 +13,12 @@ import (
 	"github.com/go-json-experiment/json"
 
 	step "kusaw.dev/step"
+	"kusaw.dev/step/attemptdir"
 	"kusaw.dev/step/events"
 	"kusaw.dev/step/handshake"
 	"kusaw.dev/step/protocol"
 	"kusaw.dev/step/request"
+	"kusaw.dev/step/sandbox"
 )
 
 // The attempts the battery runs in each mode.
@@ -36,12 +41,17 @@ type attemptRun struct {
 	req        *protocol.Request
 	rec        *step.Record
 	err        error                   // the runner's own failure
+	begun      time.Time               // when step.Run was called
 	started    time.Time               // when the handshake was done
 	eventTimes []time.Time             // when each event arrived
 	problems   []*events.ProtocolError // every protocol error, in order
 	ended      time.Time               // when step.Run returned
 	outside    []string                // files changed outside the worktree, artifacts dir and tmp
 	leftover   []int                   // processes of the step still alive after it
+	// resultWithFirst says the step's result line had reached the runner
+	// (was in its stdout log) when the first event was handed on: both
+	// came in the same read, written before the runner saw either.
+	resultWithFirst bool
 }
 
 // modes returns the modes to run: pipeline, the atlas modes the features
@@ -66,7 +76,7 @@ func (b *battery) modes(h *protocol.Handshake) []string {
 func (b *battery) attemptChecks(ctx context.Context, info *handshake.Info) {
 	switch {
 	case info == nil:
-		b.reportAll("AT", "pipeline", Skip, "the handshake failed; fix the HS checks first")
+		b.reportAll("AT", "pipeline", Skip, "the handshake failed (see HS-001…HS-009); fix it first")
 		return
 	case info.Handshake.Interactive:
 		b.reportAll("AT", "pipeline", Skip, "the step is interactive: IA-001 judges its attempt")
@@ -141,24 +151,49 @@ func (b *battery) attemptNamed(ctx context.Context, mode, kind, name string, var
 	a := step.Attempt{
 		Command: b.opts.Command, Request: raw, OutDir: r.dirs.out, Env: b.env(r.dirs, name),
 		HandshakeTimeout: b.opts.HandshakeTimeout, Grace: b.opts.Grace, KeepGoing: true,
-		Observer: r.observer(kind, cancel),
+		Observer: r.observer(kind, cancel), Sandbox: b.sandbox(),
 	}
 	if kind == runTTY {
 		a.Terminal = step.Terminal{Input: strings.NewReader(answers(b.opts.Answers))}
 	}
+	r.begun = time.Now()
 	r.rec, r.err = step.Run(ctx, a)
 	r.ended = time.Now()
 	r.outside = diff(before, snapshot(watched, skipped))
-	r.leftover = b.killMarked(name)
+	r.leftover = killMarked(r.marker())
 	return r
 }
 
-// observer notes the attempt's events and problems; in the SIGTERM run
-// it cancels the attempt at the first event.
+// sandbox returns the attempts' sandbox options: run's, unless the caller
+// asked for its own environment.
+func (b *battery) sandbox() *sandbox.Options {
+	if b.opts.InheritEnv {
+		return nil
+	}
+	mode := b.opts.Sandbox
+	if mode == "" {
+		mode = "off"
+	}
+	return &sandbox.Options{Flags: sandbox.Flags{Mode: mode}}
+}
+
+// marker is the environment entry every process of the attempt inherits:
+// its artifacts dir, unique to it, which the runner sets in the built
+// environment too.
+func (r *attemptRun) marker() string {
+	return "KUSAW_ARTIFACTS_DIR=" + r.dirs.artifacts
+}
+
+// observer notes the attempt's events and problems; at the first event
+// it looks whether the result was written already (AT-012); in the
+// SIGTERM run it cancels the attempt there.
 func (r *attemptRun) observer(kind string, cancel func()) step.Observer {
 	return step.Observer{
 		Handshake: func(*handshake.Info) { r.started = time.Now() },
 		Event: func(protocol.Event) {
+			if len(r.eventTimes) == 0 {
+				r.resultWithFirst = resultWritten(filepath.Join(r.dirs.out, attemptdir.Stdout))
+			}
 			r.eventTimes = append(r.eventTimes, time.Now())
 			if kind == runSIGTERM {
 				cancel()
@@ -214,11 +249,31 @@ func withUnknownFields(raw []byte) ([]byte, error) {
 	return json.Marshal(doc, json.Deterministic(true))
 }
 
-// killMarked ends the processes run left behind and returns their ids.
-func (b *battery) killMarked(run string) []int {
-	pids := findMarked(markerVar + "=" + b.marker + "-" + run)
+// killMarked ends the processes whose environment holds entry, those a
+// run left behind, and returns their ids.
+func killMarked(entry string) []int {
+	pids := findMarked(entry)
 	for _, pid := range pids {
 		kill(pid)
 	}
 	return pids
+}
+
+// resultWritten reports whether the stdout log at path holds a result
+// line. The runner writes each chunk it reads from the step's stdout to
+// the log before it parses the chunk's lines.
+func resultWritten(path string) bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	for line := range bytes.SplitSeq(data, []byte("\n")) {
+		var head struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(line, &head) == nil && head.Type == "result" {
+			return true
+		}
+	}
+	return false
 }

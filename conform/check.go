@@ -60,6 +60,7 @@ var Checks = []Check{
 	{"AT-012", "events", Should, "events arrive as they happen, not all at exit"},
 	{"AT-013", "result.status", Should, "a second run gives the same verdict"},
 	{"AT-014", "Score outputs", Should, "score mode outputs follow Score outputs"},
+	{"AT-015", "exit status", Must, "the step exits 0 after an ok result"},
 	{"AT-016", "result, events", Should, "the result and the events name only fields the protocol defines"},
 	{"IA-001", "KUSAW_REQUEST, KUSAW_EVENTS, KUSAW_RESULT", Must, "an interactive step follows the request/events/result file flow on a pty"},
 	{"EX-001", "request", Must, "no crash, hang or protocol failure on any valid request (--explore)"},

@@ -64,6 +64,20 @@ type Options struct {
 	// Exploration findings are kept in it, or else in a temporary folder of
 	// their own that is not removed.
 	Scratch string
+	// Sandbox is the attempts' sandbox, as run's --sandbox (kusaw-step
+	// conform defaults it to auto, as run does). "" means off: a sandbox
+	// runs the step through the runner's own binary, which must then
+	// serve sandbox.RunHelper in its main (kusaw-step does; a step
+	// author's test binary usually does not). Either way the attempts get
+	// the environment run builds, from a small base, the KUSAW_* variables
+	// and the step's needs_env, never the caller's whole environment.
+	Sandbox string
+	// InheritEnv runs the attempts with no sandbox and the caller's whole
+	// environment instead (as a library caller of step.Run without
+	// Sandbox options does). A step may then pass here and fail under run:
+	// a Python step that forgets to flush, say, with PYTHONUNBUFFERED=1
+	// set by the caller.
+	InheritEnv bool
 }
 
 func (o Options) withDefaults() Options {
@@ -98,9 +112,45 @@ type Report struct {
 	Duration time.Duration `json:"-"`                // how long the battery took
 }
 
-// Passed reports whether no MUST check failed.
-func (r *Report) Passed() bool {
-	return !slices.ContainsFunc(r.Outcomes, func(o Outcome) bool { return o.Status == Fail && o.Level == Must })
+// Passed reports whether the battery passed: no MUST check failed, and
+// it showed something ([Report.Why] says what went wrong otherwise).
+func (r *Report) Passed() bool { return r.Why() == "" }
+
+// Why says why the battery did not pass, or "" when it did: a MUST check
+// failed (the handshake's failure always counts, whatever the selection),
+// or every selected MUST check was skipped, so nothing was shown to
+// conform. With no MUST check selected, a battery that skipped every
+// check did not pass either.
+func (r *Report) Why() string {
+	if ids := r.failedMust(); len(ids) > 0 {
+		return "MUST checks failed: " + strings.Join(ids, ", ")
+	}
+	must, mustSkipped := 0, 0
+	for _, o := range r.Outcomes {
+		if o.Level == Must {
+			must++
+			if o.Status == Skip {
+				mustSkipped++
+			}
+		}
+	}
+	switch {
+	case must > 0 && mustSkipped == must:
+		return fmt.Sprintf("every selected MUST check (%d) was skipped: nothing was checked; see each skip's reason", must)
+	case must == 0 && r.Count(Skip) == len(r.Outcomes):
+		return "every selected check was skipped: nothing was checked"
+	}
+	return ""
+}
+
+func (r *Report) failedMust() []string {
+	var ids []string
+	for _, o := range r.Outcomes {
+		if o.Status == Fail && o.Level == Must && !slices.Contains(ids, o.ID) {
+			ids = append(ids, o.ID)
+		}
+	}
+	return ids
 }
 
 // Count returns how many outcomes have status s.
@@ -192,11 +242,12 @@ type battery struct {
 	opts     Options
 	scratch  string
 	selected map[string]bool
-	marker   string        // an environment entry every process the step starts inherits
-	startup  time.Duration // how long the plain handshake took: the step's start-up, roughly
+	marker   string        // an environment entry every handshake process inherits
+	startup  time.Duration // how long the plain handshake took: the step's start-up, roughly (explore's deadline floor)
 
 	mu       sync.Mutex
-	outcomes []Outcome
+	outcomes []Outcome // of the selected checks
+	unasked  []Outcome // of the others: reported only when a prerequisite fails
 }
 
 // wants reports whether any of the checks ids is selected.
@@ -204,14 +255,38 @@ func (b *battery) wants(ids ...string) bool {
 	return slices.ContainsFunc(ids, func(id string) bool { return b.selected[id] })
 }
 
-// report records an outcome of a selected check.
+// report records an outcome; one of a check not selected is kept aside.
 func (b *battery) report(id, mode string, s Status, format string, args ...any) {
-	if !b.selected[id] {
-		return
-	}
+	o := Outcome{Check: lookup(id), Mode: mode, Status: s, Message: fmt.Sprintf(format, args...)}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.outcomes = append(b.outcomes, Outcome{Check: lookup(id), Mode: mode, Status: s, Message: fmt.Sprintf(format, args...)})
+	if b.selected[id] {
+		b.outcomes = append(b.outcomes, o)
+	} else {
+		b.unasked = append(b.unasked, o)
+	}
+}
+
+// prerequisiteFailed reports the failed handshake whatever the selection:
+// every other check depends on it. The failed HS checks not selected join
+// the report, and when none failed (handshake.Run failed where the probes
+// did not, say on a timeout under load), HS-001 fails with the cause.
+func (b *battery) prerequisiteFailed(err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	failed := slices.ContainsFunc(b.outcomes, func(o Outcome) bool { return o.Status == Fail && strings.HasPrefix(o.ID, "HS") })
+	for _, o := range b.unasked {
+		if o.Status == Fail && strings.HasPrefix(o.ID, "HS") {
+			o.Message += " (reported although not selected: every check needs the handshake)"
+			b.outcomes = append(b.outcomes, o)
+			failed = true
+		}
+	}
+	if !failed {
+		b.outcomes = slices.DeleteFunc(b.outcomes, func(o Outcome) bool { return o.ID == "HS-001" })
+		b.outcomes = append(b.outcomes, Outcome{Check: lookup("HS-001"), Status: Fail,
+			Message: "the runner's handshake failed: " + causeOf(err) + "; no attempt could run"})
+	}
 }
 
 // sorted returns the outcomes in battery order, then by mode.

@@ -39,7 +39,11 @@ func TestExamples(t *testing.T) {
 			t.Skip("no python3")
 		}
 		opts := quick(t)
-		opts.HandshakeTimeout = 30 * time.Second // an interpreter (behind a pyenv shim, say) may start slowly
+		// An interpreter (behind a pyenv shim, say) may start slowly, and
+		// three handshakes start at once while the other batteries run:
+		// on a loaded 2-core machine that took more than 30 s. The timeout
+		// only stops a hung step; a timed-out handshake fails the battery.
+		opts.HandshakeTimeout = 2 * time.Minute
 		steptest.Conform(t, []string{filepath.Join(root, "python", "hello.py")}, opts)
 	})
 }

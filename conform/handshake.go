@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -34,6 +35,7 @@ func (b *battery) handshakeChecks(ctx context.Context) *handshake.Info {
 	d, err := b.newDirs("handshake")
 	if err != nil {
 		b.reportAll("HS", "", Skip, "the battery could not make its scratch folders: %v", err)
+		b.prerequisiteFailed(fmt.Errorf("the battery could not make its scratch folders: %w", err))
 		return nil
 	}
 	hr := b.runHandshakes(ctx, d)
@@ -46,6 +48,7 @@ func (b *battery) handshakeChecks(ctx context.Context) *handshake.Info {
 	b.checkHandshakeWrites(hr)
 	b.checkIdentity(h)
 	if hr.err != nil {
+		b.prerequisiteFailed(hr.err)
 		return nil
 	}
 	return hr.info
@@ -69,7 +72,7 @@ func (b *battery) runHandshakes(ctx context.Context, d *dirs) *handshakeRun {
 	wg.Wait()
 	hr.changed = diff(before, snapshot(watched, nil))
 	b.startup = hr.plain.took
-	b.killMarked("handshake")
+	killMarked(markerVar + "=" + b.marker + "-handshake")
 	return hr
 }
 

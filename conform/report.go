@@ -45,8 +45,8 @@ func (r *Report) Summary() string {
 		}
 	}
 	verdict := "PASS"
-	if !r.Passed() {
-		verdict = "FAIL"
+	if why := r.Why(); why != "" {
+		verdict = "FAIL (" + why + ")"
 	}
 	return fmt.Sprintf("%d passed, %d failed (%d MUST), %d skipped: %s", r.Count(Pass), r.Count(Fail), must, r.Count(Skip), verdict)
 }
@@ -84,11 +84,12 @@ func or(s, def string) string {
 type jsonReport struct {
 	*Report `json:",inline"`
 	Passed  bool           `json:"passed"`
+	Why     string         `json:"why,omitzero"` // why it did not pass
 	Summary map[Status]int `json:"summary"`
 }
 
 func (r *Report) writeJSON(w io.Writer) error {
-	doc := jsonReport{Report: r, Passed: r.Passed(), Summary: map[Status]int{Pass: r.Count(Pass), Fail: r.Count(Fail), Skip: r.Count(Skip)}}
+	doc := jsonReport{Report: r, Passed: r.Passed(), Why: r.Why(), Summary: map[Status]int{Pass: r.Count(Pass), Fail: r.Count(Fail), Skip: r.Count(Skip)}}
 	if err := json.MarshalWrite(w, doc, json.Deterministic(true), jsontext.WithIndent("  ")); err != nil {
 		return err
 	}

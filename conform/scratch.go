@@ -42,6 +42,11 @@ func (b *battery) newDirs(name string) (*dirs, error) {
 		root: root, worktree: filepath.Join(root, "worktree"), artifacts: filepath.Join(root, "artifacts"),
 		tmp: filepath.Join(root, "tmp"), home: filepath.Join(root, "home"), out: filepath.Join(root, "out"),
 	}
+	// A scratch folder kept from an earlier battery (--keep DIR) holds
+	// this run's folders already: each run starts from fresh ones.
+	if err := os.RemoveAll(root); err != nil {
+		return nil, err
+	}
 	for _, dir := range []string{d.worktree, d.artifacts, d.tmp, d.home} {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err

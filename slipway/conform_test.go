@@ -41,7 +41,9 @@ func runConform(t *testing.T, bin string) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	rep, err := conform.Run(ctx, conform.Options{Command: []string{exe}, Config: cfg, Timeout: 2 * time.Minute})
+	// InheritEnv: the test binary is the step only with SLIPWAY_TEST_ROLE,
+	// which the environment run builds would not hand it.
+	rep, err := conform.Run(ctx, conform.Options{Command: []string{exe}, Config: cfg, Timeout: 2 * time.Minute, InheritEnv: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,6 +78,8 @@ func (cf *conformFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&cf.o.Timeout, "timeout", conform.DefaultTimeout, "each attempt's time: limits.time_left_ms")
 	fs.DurationVar(&cf.o.Grace, "grace", conform.DefaultGrace, "how long the step has between SIGTERM and SIGKILL")
 	fs.DurationVar(&cf.o.CompletionGrace, "completion-grace", conform.DefaultCompletionGrace, "completion_grace_seconds of the requests")
+	fs.StringVar(&cf.o.Sandbox, "sandbox", "auto", "the attempts' sandbox, as run's: auto, bwrap, seatbelt or off")
+	fs.BoolVar(&cf.o.InheritEnv, "inherit-env", false, "run the attempts unsandboxed with this environment, not the one run builds (a step may then pass here and fail under run)")
 	fs.StringVar(&cf.o.Scratch, "keep", "", "work in `DIR` and keep it (worktrees, artifacts, attempt folders, explore findings); default a temporary folder")
 	fs.IntVar(&cf.o.Explore, "explore", 0, "after the battery, run `N` attempts on requests generated from the request schema (checks EX-001, EX-002)")
 	fs.Uint64Var(&cf.o.Seed, "seed", 0, "the `SEED` of --explore's requests; the same seed gives the same requests (default random, printed)")

@@ -10,8 +10,10 @@
 //	kusaw-step handshake [--json] STEP [ARG...] run the handshake, print it and its warnings
 //	kusaw-step request [flags]                  print a synthesized valid request
 //	kusaw-step validate KIND FILE|-             validate a document
-//	kusaw-step schema KIND | --doc              print an embedded schema, or the whole reference
+//	kusaw-step schema KIND | --doc              print an embedded schema (attempt: the record's), or the whole reference
 //	kusaw-step note OUT_DIR TEXT                send a steer note to an attempt
+//	kusaw-step show [--json] OUT_DIR            show a finished attempt again, or say it is running or unfinished
+//	kusaw-step ls [DIR]                         list the attempts in DIR (default the runs folder), newest first
 //	kusaw-step version                          print the version and the protocol versions spoken
 //	kusaw-step completion bash|zsh|fish         print a shell completion script
 //	kusaw-step help [COMMAND]                   print this, or a command's help (also COMMAND --help)
@@ -19,9 +21,14 @@
 // run hands the step a request (--request FILE, or one synthesized from
 // --mode, --config JSON|@FILE, --worktree, --artifacts and --timeout), reads
 // its events live, checks its result and writes the attempt folder (--out,
-// default kusaw-runs/STEP-TIME): request.json, stdout.jsonl, stderr.log,
-// result.json, attempt.json and artifacts/. It shows a live status line on a
-// terminal and a verdict block; --json prints the attempt record instead.
+// default kusaw-runs/STEP-TIME, or the user cache folder's
+// kusaw-step/runs/STEP-TIME when kusaw-runs lies in the worktree):
+// request.json, stdout.jsonl, stderr.log, result.json, attempt.json and
+// artifacts/. A folder holds one attempt: it is locked while it runs, and a
+// non-empty --out is refused unless --force; --after PREV_OUT starts the
+// next attempt after PREV_OUT, with its pending notes. It shows a live
+// status line on a terminal and a verdict block; --json prints the attempt
+// record instead.
 // On a timeout or SIGINT the step's process group gets SIGTERM, then SIGKILL
 // after --grace (default 5s). The step runs in a sandbox (--sandbox
 // auto|bwrap|seatbelt|off, default auto; --writable DIR, --allow-host HOST
@@ -43,7 +50,8 @@
 // note appends a steer note to OUT_DIR: a running step whose handshake says
 // "notes": "live" reads it in KUSAW_NOTES_FILE (notes.jsonl) and answers
 // with a note_ack event; otherwise it waits in notes.pending.jsonl until the
-// next kusaw-step run --out OUT_DIR, which hands it over in context.notes.
+// next start, which hands it over in context.notes: kusaw-step run --after
+// OUT_DIR --out NEW_DIR (or --out OUT_DIR while it holds no attempt).
 // attempt.json lists the notes given and whether each was acknowledged.
 //
 // validate takes the kinds handshake, request, event, result and

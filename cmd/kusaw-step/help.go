@@ -27,7 +27,7 @@ var (
 
 // commandOrder lists the commands as the top-level help and shell
 // completion show them.
-var commandOrder = []string{"run", "conform", "handshake", "request", "validate", "schema", "note", "slipway", "version", "completion", "help"}
+var commandOrder = []string{"run", "conform", "show", "ls", "handshake", "request", "validate", "schema", "note", "slipway", "version", "completion", "help"}
 
 // helps holds each command's help.
 var helps = map[string]helpText{
@@ -42,7 +42,7 @@ var helps = map[string]helpText{
 			requestGroup,
 			{"Process", []string{"kind", "handshake-timeout", "grace", "keep-going"}},
 			sandboxGroup,
-			{"Output", []string{"out", "force", "json", "log-level"}},
+			{"Output", []string{"out", "force", "after", "json", "log-level"}},
 		},
 		examples: []string{
 			"kusaw-step run ./my-step",
@@ -113,11 +113,28 @@ var helps = map[string]helpText{
 			"kusaw-step schema --doc > reference.md",
 		},
 	},
+	"show": {
+		summary: "show a finished attempt again, as its run ended",
+		usage:   []string{"show [--json] OUT_DIR"},
+		about: "Renders the attempt's verdict block from its attempt.json; --json prints the record. " +
+			"A running attempt, or an unfinished one (its runner was killed), is said to be one (exit 1).",
+		groups:   []flagGroup{{"Output", []string{"json"}}},
+		examples: []string{"kusaw-step show kusaw-runs/hello-20261201T190005123Z", "kusaw-step show --json runs/1 | jq .warnings"},
+	},
+	"ls": {
+		summary: "list the attempts in a runs folder, newest first",
+		usage:   []string{"ls [DIR]"},
+		about: "One line per attempt: start time, step name@version, mode, verdict and reason, duration, " +
+			"tokens and cost; running and unfinished attempts are marked so. DIR defaults to the folder " +
+			"run puts attempts in (see README, Attempt folders).",
+		examples: []string{"kusaw-step ls", "kusaw-step ls runs/"},
+	},
 	"note": {
 		summary: "send a steer note to an attempt",
 		usage:   []string{"note OUT_DIR TEXT"},
 		about: "A running step that takes live notes gets it at once; any other waits in the folder " +
-			"until the next kusaw-step run --out OUT_DIR.",
+			"until the next attempt: kusaw-step run --after OUT_DIR --out NEW_DIR (a folder holds one " +
+			"attempt), or run --out OUT_DIR while the folder holds none yet.",
 		examples: []string{`kusaw-step note kusaw-runs/demo "prefer the smaller fix"`},
 	},
 	"slipway": {

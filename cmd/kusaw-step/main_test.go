@@ -107,7 +107,7 @@ func TestOutDirNamedForTheProgram(t *testing.T) {
 		{[]string{"examples/steps/python/hello.py"}, "hello-"},
 		{[]string{"/usr/bin/kusaw-step", "slipway", "--interactive"}, "slipway-"},
 	} {
-		dir, err := outDir("", stepName(tt.command))
+		dir, err := outDir("", stepName(tt.command), t.TempDir())
 		if err != nil || !strings.HasPrefix(filepath.Base(dir), tt.want) || filepath.Base(filepath.Dir(dir)) != "kusaw-runs" {
 			t.Errorf("outDir for %v = %s, %v; want kusaw-runs/%sTIME", tt.command, dir, err, tt.want)
 		}

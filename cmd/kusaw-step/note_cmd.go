@@ -7,13 +7,14 @@ import (
 	"os"
 
 	step "kusaw.dev/step"
-	"kusaw.dev/step/request"
+	"kusaw.dev/step/attemptdir"
 )
 
 // cmdNote sends a steer note to an attempt folder: kusaw-step note OUT_DIR
 // TEXT. A step running there that takes live notes gets it at once; any
-// other waits in the folder for the next kusaw-step run --out OUT_DIR,
-// which hands it over in the request's context.notes.
+// other waits in the folder for the next attempt, which hands it over in
+// the request's context.notes: kusaw-step run --after OUT_DIR (a folder
+// holds one attempt), or run --out OUT_DIR when the folder has none yet.
 func cmdNote(_ context.Context, env *cmdEnv, args []string) error {
 	fs := newFlags("note", env)
 	if err := parseFlags(fs, args); err != nil {
@@ -24,7 +25,7 @@ func cmdNote(_ context.Context, env *cmdEnv, args []string) error {
 	}
 	dir := fs.Arg(0)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return usageErrorf("%s is not an attempt folder", dir)
+		return usageErrorf("%s is not a folder; create it first to leave notes for its first attempt", dir)
 	}
 	note, live, err := step.SendNote(dir, fs.Arg(1))
 	if err != nil {
@@ -33,33 +34,9 @@ func cmdNote(_ context.Context, env *cmdEnv, args []string) error {
 	if live {
 		fmt.Fprintf(env.stdout, "note %s sent to the running step\n", note.ID)
 	} else {
-		fmt.Fprintf(env.stdout, "note %s waits for the next start: kusaw-step run --out %s ...\n", note.ID, dir)
+		fmt.Fprintf(env.stdout, "note %s waits for the next start: %s\n", note.ID, nextStart(dir))
 	}
 	return nil
-}
-
-// withPendingNotes adds the notes waiting in the attempt folder dir to the
-// request's context.notes, and takes them out of the folder. The returned
-// function puts them back unless the step was started and given them.
-func withPendingNotes(raw []byte, dir string) ([]byte, func(*step.Record), error) {
-	notes, err := step.TakePendingNotes(dir)
-	if err != nil || len(notes) == 0 {
-		return raw, func(*step.Record) {}, err
-	}
-	giveBack := func(rec *step.Record) {
-		if rec == nil || len(rec.Notes) == 0 {
-			_ = step.PendNotes(dir, notes) // best effort: the record says what the step got
-		}
-	}
-	req, err := request.Decode(raw)
-	if err == nil {
-		req.Context.Notes = append(req.Context.Notes, notes...)
-		raw, err = request.Encode(req)
-	}
-	if err != nil {
-		giveBack(nil)
-	}
-	return raw, giveBack, err
 }
 
 // screenOf is where an interactive step's terminal is shown: stdout, or
@@ -69,4 +46,14 @@ func screenOf(env *cmdEnv, asJSON bool) io.Writer {
 		return env.stderr
 	}
 	return env.stdout
+}
+
+// nextStart says how to start the attempt that takes the notes pending in
+// dir: into dir itself while it holds no attempt, or else into a new
+// folder after it.
+func nextStart(dir string) string {
+	if f, err := attemptdir.Read(dir); err == nil && f.State == attemptdir.Empty {
+		return "kusaw-step run --out " + dir + " ..."
+	}
+	return "kusaw-step run --after " + dir + " --out NEW_DIR ..."
 }

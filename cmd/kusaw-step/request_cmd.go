@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 )
 
@@ -21,11 +20,11 @@ func cmdRequest(_ context.Context, env *cmdEnv, args []string) error {
 	}
 	dir := *out
 	if dir == "" {
-		wd, err := os.Getwd()
+		root, err := runsDir(rf.worktree)
 		if err != nil {
 			return err
 		}
-		dir = filepath.Join(wd, "kusaw-runs", *name)
+		dir = filepath.Join(root, *name)
 	}
 	data, err := rf.build(dir, *name)
 	if err != nil {

@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -25,7 +23,9 @@ func cmdRun(ctx context.Context, env *cmdEnv, args []string) error {
 	var sf sandboxFlags
 	sf.register(fs)
 	kind := fs.String("kind", "", "run a built-in step `KIND` instead of a STEP command: slipway")
-	out := fs.String("out", "", "the attempt folder `DIR` (default kusaw-runs/STEP-TIME)")
+	out := fs.String("out", "", "the attempt folder `DIR`, new or empty (default RUNS/STEP-TIME; see README, Attempt folders)")
+	force := fs.Bool("force", false, "replace the earlier attempt in a non-empty --out")
+	after := fs.String("after", "", "the previous attempt's folder `PREV_OUT`: its pending notes and its request's step.attempt + 1 carry over")
 	grace := fs.Duration("grace", step.DefaultGrace, "how long the step has between SIGTERM and SIGKILL")
 	hsTimeout := fs.Duration("handshake-timeout", step.DefaultHandshakeTimeout, "how long the handshake may take")
 	keepGoing := fs.Bool("keep-going", false, "let the step run on after a protocol error, to collect every problem")
@@ -46,7 +46,7 @@ func cmdRun(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	dir, err := outDir(*out, stepName(command))
+	dir, err := outDir(*out, stepName(command), rf.worktree)
 	if err != nil {
 		return err
 	}
@@ -55,10 +55,6 @@ func cmdRun(ctx context.Context, env *cmdEnv, args []string) error {
 		return err
 	}
 	withSlipwayPaths(sandboxing, command, req)
-	req, giveBack, err := withPendingNotes(req, dir)
-	if err != nil {
-		return &exitError{code: exitRunner, err: fmt.Errorf("pending notes: %w", err)}
-	}
 	if err := proc.BecomeSubreaper(); err != nil && !errors.Is(err, proc.ErrUnsupported) {
 		log.Warn().Err(err).Msg("cannot become a child subreaper; orphans of the step may outlive it")
 	}
@@ -67,13 +63,12 @@ func cmdRun(ctx context.Context, env *cmdEnv, args []string) error {
 	tty, restore := newTerminal(env.stdin, screenOf(env, *asJSON))
 	defer restore()
 	rec, err := step.Run(ctx, step.Attempt{
-		Command: command, Request: req, OutDir: dir, Grace: *grace, Sandbox: sandboxing,
+		Command: command, Request: req, OutDir: dir, Force: *force, After: *after, Grace: *grace, Sandbox: sandboxing,
 		HandshakeTimeout: *hsTimeout, KeepGoing: *keepGoing, Observer: v.observer(), Log: log, Terminal: tty,
 	})
 	v.stop()
-	giveBack(rec)
 	if err != nil {
-		return &exitError{code: exitRunner, err: err}
+		return runError(err)
 	}
 	return show(env, v, rec, dir, *asJSON)
 }
@@ -135,17 +130,6 @@ func isSlipwayKind(command []string) bool {
 		return command[1] == "slipway" && command[2] == "--interactive"
 	}
 	return false
-}
-
-// outDir returns the attempt folder: the one given, or a new one under
-// kusaw-runs named for the step and the time.
-func outDir(given, stepPath string) (string, error) {
-	if given != "" {
-		return filepath.Abs(given)
-	}
-	name := strings.TrimSuffix(filepath.Base(stepPath), filepath.Ext(stepPath))
-	stamp := time.Now().UTC().Format("20060102T150405.000Z")
-	return filepath.Abs(filepath.Join("kusaw-runs", name+"-"+strings.ReplaceAll(stamp, ".", "")))
 }
 
 // newLogger returns the runner's own logger: console lines on a terminal,

@@ -67,7 +67,7 @@ func fakeStep(name string) {
 	}
 	fmt.Println(`{"type":"progress","message":"warming up","percent":10}`)
 	if name == "slow" {
-		fmt.Fprintln(os.Stderr, "slow: waiting for SIGTERM")
+		fmt.Fprintf(os.Stderr, "slow: waiting for SIGTERM (pid %d)\n", os.Getpid())
 		time.Sleep(time.Hour)
 	}
 	if name == "fail" {

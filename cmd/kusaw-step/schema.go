@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	step "kusaw.dev/step"
 	"kusaw.dev/step/schemas"
 )
 
@@ -17,6 +18,9 @@ func cmdSchema(_ context.Context, env *cmdEnv, args []string) error {
 	switch {
 	case *doc && fs.NArg() == 0:
 		return schemas.Doc(env.stdout)
+	case !*doc && fs.NArg() == 1 && fs.Arg(0) == "attempt":
+		_, err := env.stdout.Write(step.RecordSchema)
+		return err
 	case !*doc && fs.NArg() == 1:
 		src, err := schemas.Source(fs.Arg(0))
 		if err != nil {
@@ -25,5 +29,5 @@ func cmdSchema(_ context.Context, env *cmdEnv, args []string) error {
 		_, err = env.stdout.Write(src)
 		return err
 	}
-	return usageErrorf("usage: kusaw-step schema --doc | kusaw-step schema KIND\nkinds: %s", strings.Join(schemas.Kinds(), ", "))
+	return usageErrorf("usage: kusaw-step schema --doc | kusaw-step schema KIND\nkinds: attempt (the attempt record), %s", strings.Join(schemas.Kinds(), ", "))
 }

@@ -191,11 +191,13 @@ func TestRunInteractivePiped(t *testing.T) {
 	}
 }
 
-// TestNoteCommand sends a note to a folder with no running step; the next
-// run there hands it over in context.notes, and the record says the step
-// acknowledged it.
+// TestNoteCommand sends a note to a folder with no attempt yet; an attempt
+// there that never starts the step keeps it pending, and the next attempt,
+// in a new folder after it (issue 14 item 1: one attempt per folder), hands
+// it over in context.notes, counts step.attempt up, and the record says the
+// step acknowledged it.
 func TestNoteCommand(t *testing.T) {
-	out := t.TempDir()
+	out, next := t.TempDir(), filepath.Join(t.TempDir(), "next")
 	for _, args := range [][]string{{"note"}, {"note", out}, {"note", out, ""}, {"note", filepath.Join(out, "nope"), "x"}} {
 		if _, _, code := runCmd(t, "", args...); code != exitUsage {
 			t.Errorf("kusaw-step %q: exit %d; want 2", args, code)
@@ -209,15 +211,30 @@ func TestNoteCommand(t *testing.T) {
 	if _, _, code := runCmd(t, "", "run", "--json", "--out", out, filepath.Join(out, "no-such-step")); code != exitFailed {
 		t.Errorf("run of a missing step: exit %d; want 1", code)
 	}
+	if stdout, _, _ := runCmd(t, "", "note", out, "and be quick"); !strings.Contains(stdout, "--after "+out) {
+		t.Errorf("note to a folder that holds an attempt does not say to run --after it: %q", stdout)
+	}
 	t.Setenv("STEP_TEST_TTY_FAKE", "notes")
-	stdout, stderr, code := runCmd(t, "", "run", "--json", "--out", out, os.Args[0], ttyFakeArg, "notes")
-	if code != exitOK || !strings.Contains(stdout, "notes: use the blue one") {
+	if _, stderr, code := runCmd(t, "", "run", "--json", "--out", out, os.Args[0], ttyFakeArg, "notes"); code != exitUsage || !strings.Contains(stderr, "not empty") {
+		t.Errorf("run again into the same folder: exit %d, %q; want 2 and the folder is not empty", code, stderr)
+	}
+	stdout, stderr, code := runCmd(t, "", "run", "--json", "--after", out, "--out", next, os.Args[0], ttyFakeArg, "notes")
+	if code != exitOK || !strings.Contains(stdout, "notes: use the blue one|and be quick") {
 		t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, `"after":"`+out+`"`) {
+		t.Errorf("the record does not name the previous attempt %s:\n%s", out, stdout)
+	}
+	if req, err := os.ReadFile(filepath.Join(next, "request.json")); err != nil || !strings.Contains(string(req), `"attempt":2`) {
+		t.Errorf("the next attempt's request.json does not count step.attempt up to 2: %s, %v", req, err)
 	}
 	if !strings.Contains(stdout, `"delivery":"start"`) || !strings.Contains(stdout, `"acknowledged":true`) {
 		t.Errorf("the record does not list the note as given at the start and acknowledged:\n%s", stdout)
 	}
 	if _, err := os.Stat(filepath.Join(out, "notes.pending.jsonl")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the pending note is still pending in the previous folder: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(next, "notes.pending.jsonl")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the pending note is still pending: %v", err)
 	}
 }

@@ -7,5 +7,5 @@ fi
 trap '' TERM
 cat >/dev/null
 echo '{"type":"progress","message":"working"}'
-sleep 3
+sleep 10 # long next to the grace the battery gives after SIGTERM, however late the event arrives
 echo '{"type":"result","protocol_version":2,"status":"ok","reason_code":"done","message":"done"}'
