@@ -66,8 +66,8 @@ func TestReplayedRequestKeepsItsOwnArtifacts(t *testing.T) {
 // the folder reads as unfinished, with no record.
 func TestConcurrentAttemptsAndSIGKILL(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "attempt")
-	runner := exec.Command(os.Args[0], "run", "--sandbox", "off", "--out", out, os.Args[0], fakeArg, "ok")
-	runner.Env = append(os.Environ(), "STEP_TEST_MAIN=1", "STEP_TEST_FAKE=slow")
+	runner := exec.Command(os.Args[0], "run", "--sandbox", "off", "--out", out, os.Args[0], fakeArg, "slow")
+	runner.Env = append(os.Environ(), "STEP_TEST_MAIN=1")
 	if err := runner.Start(); err != nil {
 		t.Fatal(err)
 	}
