@@ -17,7 +17,7 @@ test:
 # Run the bundled Go example step through the runner and show the verdict.
 demo: build
 	$(GO) build -o bin/hello ./examples/steps/hello
-	$(BIN) run --out kusaw-runs/demo --config '{"name":"Kusaw","delay":"250ms"}' bin/hello
+	$(BIN) run --force --out kusaw-runs/demo --config '{"name":"Kusaw","delay":"250ms"}' bin/hello
 
 # The packages' micro-benchmarks, then the runner side by side with its
 # baselines (bare exec, cat), ending with the table of the README's
