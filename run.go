@@ -233,6 +233,7 @@ func (at *attempt) cancelled(ctx context.Context) {
 // finish writes attempt.json and lets the attempt folder go; notes the
 // step was not given wait in it for the next attempt.
 func (at *attempt) finish() error {
+	at.pendUntold() // a handshake that failed never gave the step its notes
 	at.closeArtifactsDir()
 	at.rec.DurationMS = time.Since(at.started).Milliseconds()
 	at.maskRecord()
