@@ -64,8 +64,8 @@ func TestExploreFindsFlaws(t *testing.T) {
 
 // TestExploreExamples: the bundled example steps hold up under explored
 // requests: the Go one under the 200 the issue names, the interpreted
-// ones (each attempt starts an interpreter twice) under fewer, in CI's
-// time; `kusaw-step conform --explore 200` passes on each by hand.
+// ones (each attempt starts an interpreter twice, behind a version
+// manager's shim a slow start) under fewer, to keep CI's time.
 func TestExploreExamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: explored attempts take a while")
