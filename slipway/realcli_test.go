@@ -92,34 +92,16 @@ var scenarios = []scenario{
 	}},
 	{"SIGINT mid-Action, resume, the same Action re-asked, ok", "hang", func(t *testing.T, h *harness) []string {
 		h.cancelAt = func(p *protocol.Progress) bool { return strings.HasPrefix(p.Message, "implement ") }
-		first := h.attempt("")
-		asked := h.implementID()
-		h.cancelAt = nil
-		h.unhang()
-		run := sessionOf(t, first)
-		out := []string{shape(h, first, run)}
-		second := h.attempt(run)
-		if again := h.implementID(); again != asked || asked == "" {
-			t.Errorf("the resumed attempt asked implement %q; want the interrupted %q again", again, asked)
-		}
-		return append(out, shape(h, second, run))
+		return stoppedThenResumed(t, h)
 	}},
 	{"timeout mid-Action, resume, the same Action re-asked, ok", "hang", func(t *testing.T, h *harness) []string {
 		// The agent hangs at the Implement until the runner's timeout
-		// stops the attempt; 30s is only how long the test waits, and
-		// the steps before it take a fraction of that.
-		h.timeout = 30 * time.Second
-		first := h.attempt("")
-		asked := h.implementID()
-		h.timeout = 0
-		h.unhang()
-		run := sessionOf(t, first)
-		out := []string{shape(h, first, run)}
-		second := h.attempt(run)
-		if again := h.implementID(); again != asked || asked == "" {
-			t.Errorf("the resumed attempt asked implement %q; want the interrupted %q again", again, asked)
-		}
-		return append(out, shape(h, second, run))
+		// stops the attempt. The test waits the whole timeout, so it is
+		// no longer than it must be; the steps before the Implement take
+		// about a second on a quiet machine, and 90s leaves room for one
+		// many times slower.
+		h.timeout = 90 * time.Second
+		return stoppedThenResumed(t, h)
 	}},
 	{"non-git worktree", "happy", func(t *testing.T, h *harness) []string {
 		h.root = t.TempDir()
@@ -223,4 +205,21 @@ func TestRealCLIRequiresABinary(t *testing.T) {
 		t.Fatalf("%s --version: %v\n%s", realCLI, err, out)
 	}
 	t.Logf("real Slipway CLI: %s", strings.TrimSpace(string(out)))
+}
+
+// stoppedThenResumed runs a story whose first attempt h stops at the
+// Implement (h.cancelAt or h.timeout is set), then resumes the Run: the
+// resumed attempt must ask the interrupted Implement again.
+func stoppedThenResumed(t *testing.T, h *harness) []string {
+	first := h.attempt("")
+	asked := h.implementID()
+	h.cancelAt, h.timeout = nil, 0
+	h.unhang()
+	run := sessionOf(t, first)
+	out := []string{shape(h, first, run)}
+	second := h.attempt(run)
+	if again := h.implementID(); again != asked || asked == "" {
+		t.Errorf("the resumed attempt asked implement %q; want the interrupted %q again", again, asked)
+	}
+	return append(out, shape(h, second, run))
 }
