@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -78,12 +79,16 @@ func stderrFlood() {
 func runBench(b *testing.B, fake string, env []string, args ...string) (wall, cpu time.Duration, rssKiB int64) {
 	b.Helper()
 	out := filepath.Join(b.TempDir(), "attempt")
-	argv := append(append([]string{"run", "--json", "--sandbox", "off", "--out", out}, args...), os.Args[0])
+	argv := append(append([]string{"run", "--json", "--sandbox", "off", "--out", out}, args...), os.Args[0], fakeArg, fake)
 	cmd := exec.Command(os.Args[0], argv...)
 	cmd.Env = append(append(os.Environ(), "STEP_TEST_MAIN=1", "STEP_TEST_FAKE="+fake), env...)
 	start := time.Now()
-	if outb, err := cmd.Output(); cmd.ProcessState == nil || cmd.ProcessState.ExitCode() > exitFailed {
+	outb, err := cmd.Output()
+	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() > exitFailed {
 		b.Fatalf("kusaw-step run: %v\n%s", err, outb) // a verdict other than ok is fine
+	}
+	if bytes.Contains(outb, []byte(`"handshake_failed"`)) {
+		b.Fatalf("kusaw-step run: the bench fake failed its handshake, so nothing was measured:\n%s", outb)
 	}
 	wall = time.Since(start)
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
