@@ -7,7 +7,8 @@
 //     folder is refused with [ErrBusy]; and it refuses a folder that holds
 //     an earlier attempt with [ErrNotEmpty], unless told to force it.
 //  2. No half records. [Writer.WriteFile] writes a temporary file in the
-//     folder, syncs it and renames it over the final name.
+//     folder, syncs it and renames it over the final name; [Writer.Close]
+//     syncs the folder once, which makes every rename durable.
 //  3. An unfinished attempt shows. A running marker ([Marker]) is written when the
 //     attempt starts and removed when its record is written; a reader
 //     ([Read]) that finds the marker while nobody holds the lock knows the
@@ -111,7 +112,9 @@ func (w *Writer) claim(opts Options) error {
 			}
 		}
 	}
-	return w.WriteFile(Marker, runningMarker(), 0o644)
+	// Not synced, nor renamed into place: a marker cut by a crash still
+	// marks, and a sync here would cost every attempt a disk flush.
+	return os.WriteFile(w.Path(Marker), runningMarker(), 0o644)
 }
 
 // takenNames lists the folder's entries other than the lock and pending
@@ -158,15 +161,16 @@ func (w *Writer) WriteFile(name string, data []byte, perm os.FileMode) error {
 }
 
 // Close ends the attempt: it removes the running marker, when the record
-// was written, and releases the lock. A folder closed without a record
-// stays marked unfinished.
+// was written, syncs the folder (the renames of every WriteFile become
+// durable) and releases the lock. A folder closed without a record stays
+// marked unfinished.
 func (w *Writer) Close() error {
 	var err error
 	if _, serr := os.Stat(w.Path(Record)); serr == nil {
 		err = os.Remove(w.Path(Marker))
-		if err == nil {
-			err = syncDir(w.dir)
-		}
+	}
+	if serr := syncDir(w.dir); err == nil {
+		err = serr
 	}
 	if cerr := w.lock.Close(); err == nil {
 		err = cerr
@@ -175,7 +179,9 @@ func (w *Writer) Close() error {
 }
 
 // writeAtomic writes data to dir/name through a synced temporary file in
-// dir and a rename, then syncs dir so the rename itself is durable.
+// dir and a rename. The rename is atomic at once; it is made durable by
+// the folder's sync in Close, one for the whole attempt instead of one
+// per file.
 func writeAtomic(dir, name string, data []byte, perm os.FileMode) error {
 	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
 	if err != nil {
@@ -199,7 +205,7 @@ func writeAtomic(dir, name string, data []byte, perm os.FileMode) error {
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", name, err)
 	}
-	return syncDir(dir)
+	return nil
 }
 
 func syncDir(dir string) error {

@@ -77,8 +77,8 @@ func command(s procStat) string {
 // noteMembers records the live members of the group other than the
 // leader, before Reap kills them.
 func (p *Process) noteMembers() {
-	if p.gone.Load() || !p.hasExited() || p.killed.Load() {
-		return
+	if p.gone.Load() || !p.hasExited() || p.killed.Load() || !p.Alive() {
+		return // Alive: an empty group needs no walk of every process
 	}
 	for _, s := range allStats() {
 		if s.pgrp == p.pid {
