@@ -2,6 +2,7 @@ package events
 
 import (
 	"bytes"
+	"encoding/binary"
 	"reflect"
 	"unicode/utf8"
 
@@ -146,16 +147,50 @@ func plainString(line []byte, i int) (s []byte, end int, ok bool) {
 		return nil, 0, false
 	}
 	body := line[i+1 : i+1+n]
-	for _, b := range body {
-		if b < 0x20 || b == '\\' {
-			return nil, 0, false
-		}
-	}
-	if !utf8.Valid(body) {
+	if !plainASCII(body) && !plainUTF8(body) {
 		return nil, 0, false
 	}
 	end = i + n + 2
 	return line[i:end], end, true
+}
+
+// Bytes repeated in every byte of a word, for plainASCII.
+const (
+	ones      = 0x0101010101010101
+	highBits  = 0x8080808080808080
+	backslash = '\\' * ones
+	space     = ' ' * ones
+)
+
+// plainASCII reports whether b is printable ASCII without a backslash,
+// eight bytes at a time: the common string, which plainUTF8 then need not
+// look at. In a word x, x-space&^x&highBits is not zero when a byte is
+// below ' ', and so is the same of x^backslash when a byte is '\\'.
+func plainASCII(b []byte) bool {
+	for ; len(b) >= 8; b = b[8:] {
+		x := binary.LittleEndian.Uint64(b)
+		y := x ^ backslash
+		if (x|(x-space)&^x|(y-ones)&^y)&highBits != 0 {
+			return false
+		}
+	}
+	for _, c := range b {
+		if c < ' ' || c == '\\' || c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// plainUTF8 reports whether b is valid UTF-8 without a backslash or a
+// control character.
+func plainUTF8(b []byte) bool {
+	for _, c := range b {
+		if c < ' ' || c == '\\' {
+			return false
+		}
+	}
+	return utf8.Valid(b)
 }
 
 // plainNumber reads the JSON number at line[i] and returns the index after

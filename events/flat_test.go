@@ -1,6 +1,10 @@
 package events
 
-import "testing"
+import (
+	"bytes"
+	"testing"
+	"unicode/utf8"
+)
 
 // Issue 15, item 2: the flat path takes the plain lines a step prints most
 // and leaves everything else to the decoder. (Whether each verdict is
@@ -34,4 +38,46 @@ func TestFlatTakesPlainLines(t *testing.T) {
 			t.Errorf("flat(%s) built %s for spec %s", tt.line, dump(ev), spec.name)
 		}
 	}
+}
+
+// plainByteByByte is what plainASCII and plainUTF8 together must say of
+// b: no control byte, no backslash, valid UTF-8.
+func plainByteByByte(b []byte) bool {
+	for _, c := range b {
+		if c < ' ' || c == '\\' {
+			return false
+		}
+	}
+	return utf8.Valid(b)
+}
+
+// The word-at-a-time check agrees with the byte-by-byte one for every
+// byte value at every position of strings around a word's length, where
+// a borrow between bytes could fool it.
+func TestPlainStringWordCheck(t *testing.T) {
+	for n := 1; n <= 17; n++ {
+		for pos := range n {
+			for c := range 256 {
+				b := bytes.Repeat([]byte{'a'}, n)
+				b[pos] = byte(c)
+				if pos > 0 {
+					b[pos-1] = 0x21 // just above a control byte, to tempt a borrow
+				}
+				got := plainASCII(b) || plainUTF8(b)
+				if want := plainByteByByte(b); got != want {
+					t.Fatalf("%q: plain %v; want %v", b, got, want)
+				}
+			}
+		}
+	}
+}
+
+func FuzzPlainString(f *testing.F) {
+	f.Add([]byte("step 3 of 9"))
+	f.Add([]byte("é\\n\x1f\x7f ok"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := plainASCII(b) || plainUTF8(b), plainByteByByte(b); got != want {
+			t.Fatalf("%q: plain %v; want %v", b, got, want)
+		}
+	})
 }

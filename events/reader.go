@@ -71,6 +71,8 @@ func Read(r io.Reader, opts Options) (*Summary, error) {
 		opts.MaxLine = protocol.DefaultMaxLineBytes
 	}
 	rd := &reader{opts: opts, fast: newChecker(), sum: &Summary{Events: make(map[string]int)}}
+	rd.counts = make([]int, len(rd.fast.rules.events))
+	defer rd.countEvents()
 	s := NewSplitter(r, opts.MaxLine)
 	for {
 		line, err := s.Next()
@@ -98,9 +100,19 @@ func asTooLong(err error) *LineTooLongError {
 
 // reader is the state of one [Read].
 type reader struct {
-	opts Options
-	fast *checker
-	sum  *Summary
+	opts   Options
+	fast   *checker
+	sum    *Summary
+	counts []int // valid events by type (eventSpec.id), for sum.Events
+}
+
+// countEvents fills the Summary's count of each event type seen.
+func (rd *reader) countEvents() {
+	for id, n := range rd.counts {
+		if n > 0 {
+			rd.sum.Events[rd.fast.rules.events[id].name] = n
+		}
+	}
 }
 
 // line classifies one non-blank line.
@@ -110,7 +122,7 @@ func (rd *reader) line(l Line) {
 	case rd.sum.Result != nil:
 		rd.afterResult(l, kind)
 	case kind == lineEvent:
-		rd.sum.Events[spec.name]++
+		rd.counts[spec.id]++
 		if rd.opts.OnEvent != nil {
 			rd.opts.OnEvent(l.N, ev)
 		}

@@ -57,6 +57,7 @@ type prop struct {
 // eventSpec is one event type compiled from its schema.
 type eventSpec struct {
 	name     string
+	id       int                   // its index in ruleSet.events
 	newEvent func() protocol.Event // returns a new event of the type, e.g. a *protocol.Progress
 	goType   reflect.Type          // the struct the event decodes into, e.g. protocol.Progress
 	props    []prop                // in name order
@@ -116,6 +117,7 @@ func compileRules() (*ruleSet, error) {
 		if err != nil {
 			return nil, fmt.Errorf("events: fast checker: %s: %w", name, err)
 		}
+		spec.id = len(rs.events)
 		rs.events = append(rs.events, spec)
 	}
 	got := make([]string, len(rs.events))
