@@ -235,7 +235,7 @@ func (at *attempt) readOptions(out *output, sig *signals) events.Options {
 	obs := at.a.Observer
 	return events.Options{
 		MaxLine: int(at.limits.maxLine),
-		OnEvent: func(_ int, ev protocol.Event) {
+		OnEvent: func(_ int, raw []byte, ev protocol.Event) {
 			out.read.Add(1) // a line handled is progress too, for drain
 			switch e := ev.(type) {
 			case *protocol.Usage:
@@ -246,7 +246,7 @@ func (at *attempt) readOptions(out *output, sig *signals) events.Options {
 				out.acks = append(out.acks, e.ID)
 			}
 			if obs.Event != nil {
-				obs.Event(at.maskEvent(ev))
+				obs.Event(at.maskEvent(ev, raw))
 			}
 		},
 		OnResult: func(int, []byte) { out.read.Add(1); sig.sawResult() },

@@ -154,10 +154,16 @@ func (at *attempt) maskBytes(b []byte) []byte {
 	return []byte(at.plan.MaskString(string(b)))
 }
 
-// maskEvent returns ev with the attempt's secrets masked, for the observer.
-func (at *attempt) maskEvent(ev protocol.Event) protocol.Event {
+// maskEvent returns ev, built from the line raw, with the attempt's
+// secrets masked, for the observer.
+func (at *attempt) maskEvent(ev protocol.Event, raw []byte) protocol.Event {
 	if !at.masks() {
 		return ev // nothing to mask (injected secrets count): no need to encode every event
+	}
+	if !at.plan.Finds(raw) {
+		// The masker knows every form a JSON reader turns back into a
+		// secret: a line without one decodes to an event without one.
+		return ev
 	}
 	line, err := protocol.EncodeEvent(ev)
 	if err != nil {

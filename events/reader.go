@@ -18,10 +18,11 @@ type Options struct {
 	// protocol.DefaultMaxLineBytes.
 	MaxLine int
 	// OnEvent, if not nil, is called with each valid event before the
-	// result and its line number. The event is newly allocated: the
-	// callee may keep it. Without OnEvent, events are only checked and
-	// counted, which allocates nothing per event.
-	OnEvent func(line int, ev protocol.Event)
+	// result, its line number and its line as the step wrote it. The event
+	// is newly allocated: the callee may keep it; raw is valid only during
+	// the call. Without OnEvent, events are only checked and counted,
+	// which allocates nothing per event.
+	OnEvent func(line int, raw []byte, ev protocol.Event)
 	// OnResult, if not nil, is called once, with the first result line (the
 	// result candidate, checked against the result's schema later by the
 	// caller) and its line number. raw is valid only during the call; the
@@ -124,7 +125,7 @@ func (rd *reader) line(l Line) {
 	case kind == lineEvent:
 		rd.counts[spec.id]++
 		if rd.opts.OnEvent != nil {
-			rd.opts.OnEvent(l.N, ev)
+			rd.opts.OnEvent(l.N, l.Bytes, ev)
 		}
 	case kind == lineResult:
 		rd.sum.Result, rd.sum.ResultLine = bytes.Clone(l.Bytes), l.N

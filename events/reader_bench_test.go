@@ -78,7 +78,7 @@ func BenchmarkReader(b *testing.B) {
 		b.SetBytes(int64(len(stream)))
 		b.ReportAllocs()
 		seen := 0
-		opts := events.Options{OnEvent: func(int, protocol.Event) { seen++ }}
+		opts := events.Options{OnEvent: func(int, []byte, protocol.Event) { seen++ }}
 		for b.Loop() {
 			if _, err := events.Read(bytes.NewReader(stream), opts); err != nil {
 				b.Fatal(err)

@@ -15,7 +15,7 @@ Cloning into 'repo'...
 {"type":"result","protocol_version":2,"status":"ok","message":"done"}
 `)
 	sum, err := events.Read(stdout, events.Options{
-		OnEvent: func(line int, ev protocol.Event) {
+		OnEvent: func(line int, _ []byte, ev protocol.Event) {
 			if p, ok := ev.(*protocol.Progress); ok {
 				fmt.Printf("line %d: %s %.0f%%\n", line, p.Message, *p.Percent)
 			}

@@ -297,7 +297,7 @@ func TestReadCallbacks(t *testing.T) {
 	}, "\n")
 	var calls []string
 	opts := events.Options{
-		OnEvent: func(line int, ev protocol.Event) {
+		OnEvent: func(line int, _ []byte, ev protocol.Event) {
 			b, _ := protocol.EncodeEvent(ev)
 			calls = append(calls, fmt.Sprintf("event %d %s", line, b))
 		},
@@ -323,7 +323,7 @@ func TestReadKeepsEvents(t *testing.T) {
 	t.Parallel()
 	var kept []protocol.Event
 	in := `{"type":"progress","message":"a","percent":1}` + "\n" + `{"type":"progress","message":"b","percent":2}`
-	if _, err := events.Read(strings.NewReader(in), events.Options{OnEvent: func(_ int, ev protocol.Event) { kept = append(kept, ev) }}); err != nil {
+	if _, err := events.Read(strings.NewReader(in), events.Options{OnEvent: func(_ int, _ []byte, ev protocol.Event) { kept = append(kept, ev) }}); err != nil {
 		t.Fatal(err)
 	}
 	one, two := 1.0, 2.0

@@ -222,6 +222,16 @@ func (m *Masker) MaskString(s string) string {
 	return string(out)
 }
 
+// Finds reports whether b holds a form of a secret: whether masking would
+// change it.
+func (m *Masker) Finds(b []byte) bool {
+	if len(m.forms) == 0 {
+		return false
+	}
+	m.mask(b, true)
+	return len(m.out) > 0 // mask appends to m.out only when it masks
+}
+
 // maskBytes returns b, whole, with every form masked.
 func (m *Masker) maskBytes(b []byte) []byte {
 	if len(m.forms) == 0 {

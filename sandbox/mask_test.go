@@ -64,3 +64,34 @@ func TestMaskerHoldsOnlyAPossibleSecret(t *testing.T) {
 		t.Errorf("after the start turned out innocent: %q", out.String())
 	}
 }
+
+// Finds agrees with masking: true exactly when masking changes the text.
+func TestMaskerFinds(t *testing.T) {
+	const secret = "hunter2-secret"
+	m := NewMasker(nil, []string{secret})
+	found := 0
+	for _, text := range []string{
+		`{"type":"progress","message":"all clean"}`,
+		`{"message":"` + secret + `"}`,
+		`{"message":"\u0068unter2-secret"}`,
+		`GET /?t=hunter2%2Dsecret`,
+		`hex 68756e746572322d736563726574`,
+		`hunter2-secre`,
+		``,
+	} {
+		want := m.MaskString(text) != text
+		got := m.Finds([]byte(text))
+		if got != want {
+			t.Errorf("Finds(%q) = %v; masking changes it: %v", text, got, want)
+		}
+		if got {
+			found++
+		}
+	}
+	if found != 4 {
+		t.Errorf("Finds found %d of the 4 forms of the secret", found)
+	}
+	if NewMasker(nil, nil).Finds([]byte(secret)) {
+		t.Error("a masker without secrets finds one")
+	}
+}

@@ -154,6 +154,17 @@ func (p *Plan) MaskString(s string) string {
 	return p.masker.MaskString(s)
 }
 
+// Finds reports whether b holds a form of a secret of the plan: whether
+// masking would change it. It is safe for concurrent use.
+func (p *Plan) Finds(b []byte) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.masker == nil {
+		p.masker = p.Masker(nil)
+	}
+	return p.masker.Finds(b)
+}
+
 // Reason returns the reason code of an error from this package's checks
 // (sandbox_unavailable, secret_not_declared, dependency_missing), and
 // false for any other error.

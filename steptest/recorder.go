@@ -59,7 +59,7 @@ func (r *Recorder) Lines() []string {
 func (r *Recorder) Read() (*events.Summary, []protocol.Event) {
 	var evs []protocol.Event
 	sum, _ := events.Read(bytes.NewReader(r.Bytes()), events.Options{
-		OnEvent: func(_ int, ev protocol.Event) { evs = append(evs, ev) },
+		OnEvent: func(_ int, _ []byte, ev protocol.Event) { evs = append(evs, ev) },
 	})
 	return sum, evs
 }
