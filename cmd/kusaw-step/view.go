@@ -22,7 +22,8 @@ type view struct {
 	start  time.Time
 	mu     sync.Mutex // guards what follows, and writes to w
 	status status
-	drawn  bool // a status line is on screen
+	drawn  bool      // a status line is on screen
+	drewAt time.Time // when the status line was last drawn
 	last   string
 	done   chan struct{} // closed by stop; ends the ticker
 	ticker sync.WaitGroup
@@ -116,8 +117,15 @@ func (v *view) event(ev protocol.Event) {
 	case *protocol.ArtifactEvent:
 		v.lineLocked("  artifact " + e.Path)
 	}
-	v.draw()
+	if v.live && (!v.drawn || time.Since(v.drewAt) >= redrawEvery) {
+		v.draw()
+	}
 }
+
+// redrawEvery is how often events may redraw the status line: a step
+// that floods progress events must not flood the terminal too. The ticker
+// shows the last one.
+const redrawEvery = 100 * time.Millisecond
 
 func (v *view) problem(p *events.ProtocolError) {
 	v.println(fmt.Sprintf("  protocol error on stdout line %d: %s", p.Line, p.Cause))
@@ -139,10 +147,11 @@ func (v *view) draw() {
 	line += " · " + time.Since(v.start).Round(100*time.Millisecond).String()
 	if v.tty.on {
 		v.drawTitle(line)
+		v.drewAt = time.Now()
 		return
 	}
 	fmt.Fprint(v.w, "\r\033[K"+line)
-	v.drawn = true
+	v.drawn, v.drewAt = true, time.Now()
 }
 
 func (v *view) println(s string) {
