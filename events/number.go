@@ -208,6 +208,9 @@ func saturate(neg bool) int64 {
 // to ±math.MaxFloat64: a schema-valid number may be too large for a
 // float64, and an infinity could not be written back as JSON.
 func float64Value(lit []byte) float64 {
+	if f, ok := exactFloat(lit); ok {
+		return f
+	}
 	f, _ := strconv.ParseFloat(string(lit), 64) // errors only on range
 	switch {
 	case math.IsInf(f, 1):
@@ -216,4 +219,44 @@ func float64Value(lit []byte) float64 {
 		return -math.MaxFloat64
 	}
 	return f
+}
+
+// exactPow10 are the powers of ten a float64 holds exactly.
+var exactPow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// exactFloat converts the commonest numbers, such as 33 or -12.5, without
+// strconv (whose string conversion allocates): when lit has no exponent
+// and at most 15 digits, its digits m and its 10^k after the point are
+// both exact float64s, and m / 10^k is rounded once, correctly, as
+// ParseFloat would. ok is false for any other number.
+func exactFloat(lit []byte) (f float64, ok bool) {
+	neg := len(lit) > 0 && lit[0] == '-'
+	if neg {
+		lit = lit[1:]
+	}
+	var m uint64
+	digits, frac, point := 0, 0, false
+	for _, c := range lit {
+		switch {
+		case isDigit(c):
+			m = m*10 + uint64(c-'0')
+			digits++
+			if point {
+				frac++
+			}
+		case c == '.' && !point:
+			point = true
+		default:
+			return 0, false // an exponent
+		}
+	}
+	if digits == 0 || digits > 15 {
+		return 0, false
+	}
+	f = float64(m) / exactPow10[frac]
+	if neg {
+		f = -f
+	}
+	return f, true
 }

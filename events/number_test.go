@@ -108,3 +108,36 @@ func TestNumberValues(t *testing.T) {
 		}
 	}
 }
+
+// exactFloat gives ParseFloat's float64, bit for bit, or declines.
+func TestExactFloat(t *testing.T) {
+	for _, lit := range []string{"0", "-0", "33", "33.5", "-12.25", "0.1", "0.3", "99.99", "100", "123456789012345",
+		"1.23456789012345", "0.000000000000001", "9007199254740993", "1e3", "1234567890123456", "5."} {
+		f, ok := exactFloat([]byte(lit))
+		want, err := strconv.ParseFloat(lit, 64)
+		if ok && (err != nil || math.Float64bits(f) != math.Float64bits(want)) {
+			t.Errorf("exactFloat(%s) = %v; ParseFloat gives %v (%v)", lit, f, want, err)
+		}
+	}
+	if _, ok := exactFloat([]byte("33.5")); !ok {
+		t.Error("exactFloat declines 33.5")
+	}
+}
+
+func FuzzExactFloat(f *testing.F) {
+	f.Add(uint64(335), uint8(1), false)
+	f.Fuzz(func(t *testing.T, m uint64, frac uint8, neg bool) {
+		lit := strconv.FormatUint(m%1e15, 10)
+		if k := int(frac % 16); k > 0 && k < len(lit) {
+			lit = lit[:len(lit)-k] + "." + lit[len(lit)-k:]
+		}
+		if neg {
+			lit = "-" + lit
+		}
+		got, ok := exactFloat([]byte(lit))
+		want, _ := strconv.ParseFloat(lit, 64)
+		if !ok || math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("exactFloat(%s) = %v, %v; ParseFloat gives %v", lit, got, ok, want)
+		}
+	})
+}
