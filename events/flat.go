@@ -22,8 +22,12 @@ import (
 // syntax error) sends the line to the decoder, which decides as before.
 // FuzzFastPath holds both paths to the schema validator.
 
-// member is one member of a flat object: its name and value, raw.
-type member struct{ name, value []byte }
+// member is one member of a flat object: its name and value, raw, and the
+// index of its property in the event's spec, once flat has found it.
+type member struct {
+	name, value []byte
+	prop        int
+}
 
 // flat checks line as a flat event and, when build is set, builds it. ok
 // false means that the decoder must decide.
@@ -37,12 +41,14 @@ func (c *checker) flat(line []byte, build bool) (spec *eventSpec, ev protocol.Ev
 		return nil, nil, false
 	}
 	var seen uint64
-	for _, m := range ms {
+	for j := range ms {
+		m := &ms[j]
 		i := spec.index(m.name[1 : len(m.name)-1])
 		if i < 0 || seen&(1<<i) != 0 || !c.accepts(&spec.props[i].rule, jsontext.Value(m.value)) {
 			return nil, nil, false
 		}
 		seen |= 1 << i
+		m.prop = i
 	}
 	if seen&spec.required != spec.required {
 		return nil, nil, false
@@ -68,7 +74,7 @@ func (c *checker) flatBuild(spec *eventSpec, ms []member) protocol.Event {
 	ev := spec.newEvent()
 	elem := reflect.ValueOf(ev).Elem()
 	for _, m := range ms {
-		p := &spec.props[spec.index(m.name[1:len(m.name)-1])]
+		p := &spec.props[m.prop]
 		if p.field != nil {
 			c.set(elem.FieldByIndex(p.field), p, jsontext.Value(m.value))
 		}
@@ -101,7 +107,7 @@ func (c *checker) flatMembers(line []byte) (ms []member, ok bool) {
 		if !ok {
 			return nil, false
 		}
-		ms = append(ms, member{name, value})
+		ms = append(ms, member{name: name, value: value})
 		if i = skipSpace(line, j); i == len(line) || line[i] != ',' {
 			break
 		}
