@@ -199,10 +199,11 @@ echo '{"type":"result","protocol_version":2,"status":"ok","reason_code":"done","
 		"hello":     func() *exec.Cmd { return exec.Command(hello) },
 		"handshake": func() *exec.Cmd { return exec.Command(runner, "handshake", "--sandbox", "off", step) },
 		"sandboxed": func() *exec.Cmd { return exec.Command(runner, "handshake", step) },
+		"version":   func() *exec.Cmd { return exec.Command(runner, "version") },
 		"validate":  func() *exec.Cmd { return exec.Command(runner, "validate", "result", result) },
 		"schema":    func() *exec.Cmd { return exec.Command(runner, "schema", "request") },
 	}
-	order := []string{"bare", "run", "hello", "handshake", "sandboxed", "validate", "schema"}
+	order := []string{"bare", "run", "hello", "version", "handshake", "sandboxed", "validate", "schema"}
 	wall, cpu := map[string][]time.Duration{}, map[string][]time.Duration{}
 	for b.Loop() {
 		for range 5 {
@@ -219,6 +220,11 @@ echo '{"type":"result","protocol_version":2,"status":"ok","reason_code":"done","
 	b.ReportMetric(float64(run)/float64(bare), "x-bare")
 	table.add("trivial step, wall: run --sandbox off vs bare exec", msText(run), msText(bare), ratioText(float64(run)/float64(bare)), "≤ 3×")
 	goStart := median(cpu["hello"])
+	// What the runner's binary costs before any command does anything:
+	// its packages' start-up, on top of Go's own (no target).
+	version := median(cpu["version"])
+	b.ReportMetric(ms(version-goStart), "version-extra-cpu-ms")
+	table.add("version (the binary's own start), CPU: kusaw-step vs a Go program that does nothing", msText(version), msText(goStart), "+"+msText(version-goStart), "")
 	for _, name := range []string{"handshake", "validate", "schema"} {
 		c := median(cpu[name])
 		b.ReportMetric(ms(c-goStart), name+"-extra-cpu-ms")
