@@ -233,8 +233,15 @@ func writeRequest(w *os.File, req []byte) error {
 
 func (at *attempt) readOptions(out *output, sig *signals) events.Options {
 	obs := at.a.Observer
+	var want func(string) bool // every type, for the observer
+	if obs.Event == nil {
+		// Without an observer only these are kept; the others (a flood of
+		// progress, say) are checked and counted without allocating.
+		want = func(t string) bool { return t == "usage" || t == "artifact" || t == "note_ack" }
+	}
 	return events.Options{
 		MaxLine: int(at.limits.maxLine),
+		Want:    want,
 		OnEvent: func(_ int, raw []byte, ev protocol.Event) {
 			out.read.Add(1) // a line handled is progress too, for drain
 			switch e := ev.(type) {

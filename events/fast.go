@@ -28,29 +28,35 @@ const (
 //
 // A checker is not safe for concurrent use.
 type checker struct {
-	rules   *ruleSet
-	dec     jsontext.Decoder
-	in      bytes.Buffer // over the line being read, which the decoder reads in place
-	scratch []byte       // unescaped names and strings
-	members []member     // the members of a flat line; see flat
+	rules    *ruleSet
+	buildAll []bool // every type built: see scan
+	dec      jsontext.Decoder
+	in       bytes.Buffer // over the line being read, which the decoder reads in place
+	scratch  []byte       // unescaped names and strings
+	members  []member     // the members of a flat line; see flat
 }
 
 // newChecker returns a checker using the compiled event rules.
 func newChecker() *checker {
-	return &checker{rules: eventRules()}
+	rules := eventRules()
+	all := make([]bool, len(rules.events))
+	for i := range all {
+		all[i] = true
+	}
+	return &checker{rules: rules, buildAll: all}
 }
 
 // check classifies one line. For a valid event it returns the event, newly
 // allocated: the caller may keep it.
 func (c *checker) check(line []byte) (lineKind, protocol.Event) {
-	kind, _, ev := c.scan(line, true)
+	kind, _, ev := c.scan(line, c.buildAll)
 	return kind, ev
 }
 
 // scan classifies one line and, for a valid event, returns its type's spec
-// and, when build is set, the event. Without build it allocates nothing:
-// a valid event is only checked.
-func (c *checker) scan(line []byte, build bool) (lineKind, *eventSpec, protocol.Event) {
+// and, when build[spec.id] is set, the event. Otherwise (build nil, say) it
+// allocates nothing: a valid event is only checked.
+func (c *checker) scan(line []byte, build []bool) (lineKind, *eventSpec, protocol.Event) {
 	if spec, ev, ok := c.flat(line, build); ok {
 		return lineEvent, spec, ev
 	}
@@ -72,13 +78,18 @@ func (c *checker) scan(line []byte, build bool) (lineKind, *eventSpec, protocol.
 		c.dec.ReadToken()
 	}
 	var ev protocol.Event
-	if build {
+	if wanted(build, spec) {
 		ev = spec.newEvent()
 	}
 	if !c.event(line, spec, first, ev) {
 		return lineInvalid, nil, nil
 	}
 	return lineEvent, spec, ev
+}
+
+// wanted reports whether build asks for events of spec's type.
+func wanted(build []bool, spec *eventSpec) bool {
+	return build != nil && build[spec.id]
 }
 
 // start makes the decoder read line afresh, in place: a bytes.Buffer made

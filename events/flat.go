@@ -29,9 +29,9 @@ type member struct {
 	prop        int
 }
 
-// flat checks line as a flat event and, when build is set, builds it. ok
-// false means that the decoder must decide.
-func (c *checker) flat(line []byte, build bool) (spec *eventSpec, ev protocol.Event, ok bool) {
+// flat checks line as a flat event and builds it when build asks for its
+// type (see scan). ok false means that the decoder must decide.
+func (c *checker) flat(line []byte, build []bool) (spec *eventSpec, ev protocol.Event, ok bool) {
 	ms, ok := c.flatMembers(line)
 	if !ok {
 		return nil, nil, false
@@ -53,7 +53,7 @@ func (c *checker) flat(line []byte, build bool) (spec *eventSpec, ev protocol.Ev
 	if seen&spec.required != spec.required {
 		return nil, nil, false
 	}
-	if build {
+	if wanted(build, spec) {
 		ev = c.flatBuild(spec, ms)
 	}
 	return spec, ev, true

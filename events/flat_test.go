@@ -29,7 +29,7 @@ func TestFlatTakesPlainLines(t *testing.T) {
 	}
 	c := newChecker()
 	for _, tt := range tests {
-		spec, ev, ok := c.flat([]byte(tt.line), true)
+		spec, ev, ok := c.flat([]byte(tt.line), c.buildAll)
 		if ok != tt.take {
 			t.Errorf("flat(%s) took it: %v; want %v", tt.line, ok, tt.take)
 			continue

@@ -23,6 +23,10 @@ type Options struct {
 	// the call. Without OnEvent, events are only checked and counted,
 	// which allocates nothing per event.
 	OnEvent func(line int, raw []byte, ev protocol.Event)
+	// Want, if not nil, names the event types OnEvent is called for; the
+	// others are checked and counted only, without allocating. Nil wants
+	// every type.
+	Want func(eventType string) bool
 	// OnResult, if not nil, is called once, with the first result line (the
 	// result candidate, checked against the result's schema later by the
 	// caller) and its line number. raw is valid only during the call; the
@@ -73,6 +77,12 @@ func Read(r io.Reader, opts Options) (*Summary, error) {
 	}
 	rd := &reader{opts: opts, fast: newChecker(), sum: &Summary{Events: make(map[string]int)}}
 	rd.counts = make([]int, len(rd.fast.rules.events))
+	if opts.OnEvent != nil {
+		rd.build = make([]bool, len(rd.fast.rules.events))
+		for i, spec := range rd.fast.rules.events {
+			rd.build[i] = opts.Want == nil || opts.Want(spec.name)
+		}
+	}
 	defer rd.countEvents()
 	s := NewSplitter(r, opts.MaxLine)
 	for {
@@ -104,7 +114,8 @@ type reader struct {
 	opts   Options
 	fast   *checker
 	sum    *Summary
-	counts []int // valid events by type (eventSpec.id), for sum.Events
+	counts []int  // valid events by type (eventSpec.id), for sum.Events
+	build  []bool // the types OnEvent gets, by eventSpec.id; nil for none
 }
 
 // countEvents fills the Summary's count of each event type seen.
@@ -118,13 +129,17 @@ func (rd *reader) countEvents() {
 
 // line classifies one non-blank line.
 func (rd *reader) line(l Line) {
-	kind, spec, ev := rd.fast.scan(l.Bytes, rd.opts.OnEvent != nil && rd.sum.Result == nil)
+	build := rd.build
+	if rd.sum.Result != nil {
+		build = nil // a line after the result is an error, whatever it holds
+	}
+	kind, spec, ev := rd.fast.scan(l.Bytes, build)
 	switch {
 	case rd.sum.Result != nil:
 		rd.afterResult(l, kind)
 	case kind == lineEvent:
 		rd.counts[spec.id]++
-		if rd.opts.OnEvent != nil {
+		if ev != nil {
 			rd.opts.OnEvent(l.N, l.Bytes, ev)
 		}
 	case kind == lineResult:

@@ -7,6 +7,7 @@ import (
 	"io"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -406,16 +407,54 @@ func TestReadAllocatesNothingPerEvent(t *testing.T) {
 		}
 		return b.Bytes()
 	}
-	allocs := func(data []byte) float64 {
-		return testing.AllocsPerRun(20, func() {
-			sum, err := events.Read(bytes.NewReader(data), events.Options{})
-			if err != nil || len(sum.Problems) > 0 {
-				t.Fatalf("Read: %v %v", err, sum.Problems)
-			}
-		})
+	// OnEvent wanting none of the types is as good as no OnEvent.
+	wantNone := events.Options{
+		OnEvent: func(int, []byte, protocol.Event) { t.Error("OnEvent called for a type it does not want") },
+		Want:    func(string) bool { return false },
 	}
-	small, large := allocs(stream(800)), allocs(stream(8000))
-	if perEvent := (large - small) / 7200; perEvent > 0.001 {
-		t.Errorf("Read allocates %.0f times for 800 events and %.0f for 8000: %.3f per event; want none", small, large, perEvent)
+	for name, opts := range map[string]events.Options{"no OnEvent": {}, "Want none": wantNone} {
+		allocs := func(data []byte) float64 {
+			return testing.AllocsPerRun(20, func() {
+				sum, err := events.Read(bytes.NewReader(data), opts)
+				if err != nil || len(sum.Problems) > 0 {
+					t.Fatalf("Read: %v %v", err, sum.Problems)
+				}
+			})
+		}
+		small, large := allocs(stream(800)), allocs(stream(8000))
+		if perEvent := (large - small) / 7200; perEvent > 0.001 {
+			t.Errorf("%s: Read allocates %.0f times for 800 events and %.0f for 8000: %.3f per event; want none", name, small, large, perEvent)
+		}
+	}
+}
+
+// OnEvent gets the types Want names, in order, and the Summary counts
+// every type.
+func TestReadWant(t *testing.T) {
+	in := `{"type":"progress","message":"a"}
+{"type":"artifact","path":"a.txt","kind":"log"}
+{"type":"progress","message":"b","percent":5}
+{"type":"artifact","path":"b.txt","kind":"log"}
+{"type":"result","protocol_version":2,"status":"ok","reason_code":"done","message":"m"}
+`
+	var got []string
+	sum, err := events.Read(strings.NewReader(in), events.Options{
+		OnEvent: func(line int, raw []byte, ev protocol.Event) {
+			got = append(got, fmt.Sprintf("%d %s %s", line, ev.EventType(), raw))
+		},
+		Want: func(t string) bool { return t == "artifact" },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`2 artifact {"type":"artifact","path":"a.txt","kind":"log"}`,
+		`4 artifact {"type":"artifact","path":"b.txt","kind":"log"}`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("OnEvent got %q; want %q", got, want)
+	}
+	if sum.Events["progress"] != 2 || sum.Events["artifact"] != 2 {
+		t.Errorf("Events %v; want 2 of each", sum.Events)
 	}
 }
