@@ -137,17 +137,20 @@ func wrap(cmd *exec.Cmd, p *Policy, s *Sandbox) error {
 	return nil
 }
 
+// newCgroup makes the sandbox's cgroup; tests replace it to take the path
+// of a machine where none can be made.
+var newCgroup = proc.NewCgroup
+
 // limit bounds the sandbox's processes and memory: a cgroup the
 // supervisor joins, when the runner may make one; else, as root, the
-// unprivileged uid's RLIMIT_NPROC (that uid has no other process to
-// count, unless several sandboxes run at once). It returns the
-// supervisor's options.
+// RLIMIT_NPROC of the sandbox's host uid, which no other process has (see
+// lockHostUID). It returns the supervisor's options.
 func (s *Sandbox) limit(p *Policy) []string {
 	if p.PidsMax <= 0 && p.MemoryMax <= 0 {
 		return nil
 	}
 	var opts []string
-	cg, err := proc.NewCgroup(proc.Limits{PidsMax: p.PidsMax, MemoryMax: p.MemoryMax})
+	cg, err := newCgroup(proc.Limits{PidsMax: p.PidsMax, MemoryMax: p.MemoryMax})
 	if err == nil {
 		s.cgroup = cg
 		for _, d := range cg.Dirs() {

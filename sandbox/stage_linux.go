@@ -25,16 +25,17 @@ const stageDir = "/run"
 // stage every uid can search. The mounts live in the supervisor's own
 // mount namespace, so they vanish with it.
 type stager struct {
-	userns map[[2]uint32]*os.File // a user namespace per owner: OWNER -> unprivileged
+	host   uint32                 // the host uid (and gid) the sandbox runs as
+	userns map[[2]uint32]*os.File // a user namespace per owner: OWNER -> host
 	n      int
 }
 
 // stageBinds enters a private mount namespace (this thread's; bwrap is
 // forked from it) and returns argv with every --bind-fd and --ro-bind-fd
-// made a --bind or --ro-bind of a staged mount. The caller's thread must
-// be locked, and stay so.
-func stageBinds(argv []string) ([]string, error) {
-	st := &stager{userns: map[[2]uint32]*os.File{}}
+// made a --bind or --ro-bind of a staged mount, owned by the host uid
+// host. The caller's thread must be locked, and stay so.
+func stageBinds(argv []string, host uint32) ([]string, error) {
+	st := &stager{host: host, userns: map[[2]uint32]*os.File{}}
 	defer st.close()
 	// Clone first: a mount of another namespace cannot be cloned.
 	var trees []*tree
@@ -130,8 +131,8 @@ func (st *stager) stage(t *tree) (string, error) {
 	return target, nil
 }
 
-// usernsOf returns a user namespace that maps uid and gid to the
-// unprivileged ones, held by a child that waits for stdin to close.
+// usernsOf returns a user namespace that maps uid and gid to the host
+// uid and gid, held by a child that waits for stdin to close.
 func (st *stager) usernsOf(uid, gid uint32) (*os.File, error) {
 	key := [2]uint32{uid, gid}
 	if f, ok := st.userns[key]; ok {
@@ -144,8 +145,8 @@ func (st *stager) usernsOf(uid, gid uint32) (*os.File, error) {
 	holder := exec.Command(cat)
 	holder.SysProcAttr = &syscall.SysProcAttr{
 		Cloneflags:  syscall.CLONE_NEWUSER,
-		UidMappings: []syscall.SysProcIDMap{{ContainerID: int(uid), HostID: unprivileged, Size: 1}},
-		GidMappings: []syscall.SysProcIDMap{{ContainerID: int(gid), HostID: unprivileged, Size: 1}},
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: int(uid), HostID: int(st.host), Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: int(gid), HostID: int(st.host), Size: 1}},
 	}
 	in, err := holder.StdinPipe()
 	if err != nil {

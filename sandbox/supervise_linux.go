@@ -61,15 +61,20 @@ func RunSupervisor(args []string, stdin, stdout, stderr *os.File) (int, error) {
 	}
 	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if os.Getuid() == 0 {
-		// Never root: bwrap runs as the unprivileged uid, which owns the
-		// binds it is given (see stageBinds) and nothing else of the host.
-		if argv, err = stageBinds(argv); err != nil {
+		// Never root: bwrap runs as an unprivileged uid of its own (see
+		// lockHostUID), which owns the binds it is given (see stageBinds)
+		// and nothing else of the host.
+		uid, lock := lockHostUID()
+		if lock != nil {
+			defer lock.Close() // held while the sandbox lives
+		}
+		if argv, err = stageBinds(argv, uid); err != nil {
 			return 1, fmt.Errorf("%s: %w", SuperviseCommand, err)
 		}
 		for _, f := range files {
 			f.Close() // staged: bwrap binds no descriptor
 		}
-		attr.Credential = &syscall.Credential{Uid: unprivileged, Gid: unprivileged, Groups: []uint32{}}
+		attr.Credential = &syscall.Credential{Uid: uid, Gid: uid, Groups: []uint32{}}
 		if opts.nproc > 0 { // inherited by bwrap; root itself ignores it
 			lim := &unix.Rlimit{Cur: uint64(opts.nproc), Max: uint64(opts.nproc)}
 			if err := unix.Setrlimit(unix.RLIMIT_NPROC, lim); err != nil {
