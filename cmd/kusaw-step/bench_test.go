@@ -251,6 +251,7 @@ type streamCase struct {
 
 var streamCases = []streamCase{
 	{"progress", "60-byte progress flood, lines/s", "bench-progress-1000000", 1000000, "lines", nil, "≥ 0.35× cat"},
+	{"progress-json", "60-byte progress flood, --json (no view), lines/s", "bench-progress-1000000", 1000000, "lines", []string{"--json"}, ""},
 	{"progress-secret", "60-byte progress flood, 1 secret, lines/s", "bench-progress-1000000", 1000000, "lines", []string{"--secret", "BENCH_SECRET"}, ""},
 	{"64KiB", "64 KiB events, MB/s", "bench-big-1000", 1000, "MB", nil, "≥ 100 MB/s"},
 	{"stderr", "stderr log, MB/s", "bench-stderr-1000000", 1000000, "MB", nil, ""},
