@@ -64,19 +64,21 @@ type Options struct {
 	// Exploration findings are kept in it, or else in a temporary folder of
 	// their own that is not removed.
 	Scratch string
-	// Sandbox is the attempts' sandbox, as run's --sandbox (kusaw-step
-	// conform defaults it to auto, as run does). "" means off: a sandbox
-	// runs the step through the runner's own binary, which must then
-	// serve sandbox.RunHelper in its main (kusaw-step does; a step
-	// author's test binary usually does not). Either way the attempts get
-	// the environment run builds, from a small base, the KUSAW_* variables
-	// and the step's needs_env, never the caller's whole environment.
+	// Sandbox is the sandbox of the attempts and of the handshakes (both
+	// probes and handshake.Run), as run's --sandbox (kusaw-step conform
+	// defaults it to auto, as run does). "" means off: a sandbox runs the
+	// step through the runner's own binary, which must then serve
+	// sandbox.RunHelper in its main (kusaw-step does; a step author's test
+	// binary usually does not). Either way the attempts get the
+	// environment run builds, from a small base, the KUSAW_* variables and
+	// the step's needs_env, and the handshakes the base and KUSAW_* ones
+	// only, never the caller's whole environment.
 	Sandbox string
-	// InheritEnv runs the attempts with no sandbox and the caller's whole
-	// environment instead (as a library caller of step.Run without
-	// Sandbox options does). A step may then pass here and fail under run:
-	// a Python step that forgets to flush, say, with PYTHONUNBUFFERED=1
-	// set by the caller.
+	// InheritEnv runs the attempts and the handshakes with no sandbox and
+	// the caller's whole environment instead (as a library caller of
+	// step.Run without Sandbox options does). A step may then pass here
+	// and fail under run: a Python step that forgets to flush, say, with
+	// PYTHONUNBUFFERED=1 set by the caller.
 	InheritEnv bool
 }
 

@@ -5,14 +5,15 @@
 //
 // Each [Check] has a stable id, the spec field or rule it enforces and a
 // level. HS checks judge the handshake: two raw runs of it (one with stdin
-// held open) and one handshake.Run. AT checks judge attempts, in every mode
-// the step takes: pipeline always, the atlas modes its features list, and
-// [Options.Modes]. Four attempts run at once in each mode: the main one,
-// the same request again, a request with unknown fields, and one stopped
-// with SIGTERM at its first event. IA-001 judges an interactive step: one
-// attempt on a pseudo-terminal, told [Options.Answers], through the
-// request, events and result files (the AT checks, which judge stdout,
-// are skipped for it).
+// held open) and one handshake.Run, all three in the attempts' sandbox
+// with the environment run builds for a handshake. AT checks judge
+// attempts, in every mode the step takes: pipeline always, the atlas modes
+// its features list, and [Options.Modes]. Four attempts run at once in
+// each mode: the main one, the same request again, a request with unknown
+// fields, and one stopped with SIGTERM at its first event. IA-001 judges
+// an interactive step: one attempt on a pseudo-terminal, told
+// [Options.Answers], through the request, events and result files (the AT
+// checks, which judge stdout, are skipped for it).
 //
 // A check the step gives nothing to judge (no outputs_schema, no
 // artifact) is skipped, as conformance suites do with undeclared

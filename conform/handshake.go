@@ -16,6 +16,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"kusaw.dev/step/handshake"
+	"kusaw.dev/step/internal/proc"
 	"kusaw.dev/step/protocol"
 	"kusaw.dev/step/schemas"
 )
@@ -38,7 +39,12 @@ func (b *battery) handshakeChecks(ctx context.Context) *handshake.Info {
 		b.prerequisiteFailed(fmt.Errorf("the battery could not make its scratch folders: %w", err))
 		return nil
 	}
-	hr := b.runHandshakes(ctx, d)
+	hr, err := b.runHandshakes(ctx, d)
+	if err != nil {
+		b.reportAll("HS", "", Skip, "the handshake's sandbox could not be set up: %v", err)
+		b.prerequisiteFailed(fmt.Errorf("the handshake's sandbox could not be set up: %w", err))
+		return nil
+	}
 	b.checkExit(hr)
 	line := b.checkLines(hr)
 	h := b.checkLine(line)
@@ -55,31 +61,34 @@ func (b *battery) handshakeChecks(ctx context.Context) *handshake.Info {
 }
 
 // runHandshakes runs the probes and handshake.Run at once, in the same
-// worktree, and notes what they changed there.
-func (b *battery) runHandshakes(ctx context.Context, d *dirs) *handshakeRun {
+// worktree and the same sandbox, and notes what they changed there. An
+// error is the sandbox's, and nothing ran.
+func (b *battery) runHandshakes(ctx context.Context, d *dirs) (*handshakeRun, error) {
+	opts, plan, err := b.handshakeOptions(d)
+	if err != nil {
+		return nil, err
+	}
 	watched := []string{d.worktree, d.artifacts}
 	before := snapshot(watched, nil)
-	env := b.env(d, "handshake")
 	hr := &handshakeRun{}
 	var wg sync.WaitGroup
-	wg.Go(func() { hr.plain = probe(ctx, b.opts.Command, d.worktree, env, false, b.opts.HandshakeTimeout) })
-	wg.Go(func() { hr.openStdin = probe(ctx, b.opts.Command, d.worktree, env, true, b.opts.HandshakeTimeout) })
-	wg.Go(func() {
-		hr.info, hr.err = handshake.Run(ctx, b.opts.Command, handshake.Options{
-			Timeout: b.opts.HandshakeTimeout, Dir: d.worktree, Env: env,
-		})
-	})
+	wg.Go(func() { hr.plain = probe(ctx, b.opts.Command, opts, false) })
+	wg.Go(func() { hr.openStdin = probe(ctx, b.opts.Command, opts, true) })
+	wg.Go(func() { hr.info, hr.err = handshake.Run(ctx, b.opts.Command, opts) })
 	wg.Wait()
 	hr.changed = diff(before, snapshot(watched, nil))
 	b.startup = hr.plain.took
-	killMarked(markerVar + "=" + b.marker + "-handshake")
-	return hr
+	killMarked(b.markerEntry("handshake"))
+	maskHandshakes(hr, plan)
+	return hr, nil
 }
 
 // checkExit is HS-001.
 func (b *battery) checkExit(hr *handshakeRun) {
 	p := hr.plain
 	switch {
+	case p.startErr != nil && p.inSandbox:
+		b.report("HS-001", "", Fail, "the step could not be started in the sandbox: %v; run with --sandbox off to see whether the sandbox is the cause", p.startErr)
 	case p.startErr != nil:
 		b.report("HS-001", "", Fail, "the step could not be started: %v; give the path of an executable file", p.startErr)
 	case p.timedOut:
@@ -239,23 +248,32 @@ const probeMax = 1 << 20
 
 // probeResult is how one raw handshake process ended.
 type probeResult struct {
-	startErr error
-	stdout   []byte
-	code     int
-	timedOut bool
-	took     time.Duration
+	startErr  error
+	inSandbox bool // startErr is the sandbox's, not the step's
+	stdout    []byte
+	code      int
+	timedOut  bool
+	took      time.Duration
 }
 
-// probe runs the step once as a handshake (handshake.Env), in its own
-// process group, and returns what it printed and how it ended. With
-// openStdin the step's stdin is a pipe left open until it exits, instead
-// of empty. It is the battery's raw view of the process; the verdict on
-// the handshake itself comes from handshake.Run.
-func probe(ctx context.Context, argv []string, dir string, env []string, openStdin bool, timeout time.Duration) *probeResult {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+// probe runs the step once as a handshake, as handshake.Run does with
+// opts (its environment, its sandbox, its own process group, killed on
+// timeout), and returns what it printed and how it ended. With openStdin
+// the step's stdin is a pipe left open until it exits, instead of empty;
+// the sandbox hands it on to the step. It is the battery's raw view of
+// the process; the verdict on the handshake itself comes from
+// handshake.Run.
+func probe(ctx context.Context, argv []string, opts handshake.Options, openStdin bool) *probeResult {
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir, cmd.Env = dir, handshake.Env(env)
+	if cmd.Err != nil {
+		return &probeResult{startErr: cmd.Err}
+	}
+	cmd.Dir, cmd.Env = opts.Dir, handshake.Env(opts.Env)
+	if opts.Sandbox != "" {
+		cmd.Env = append(cmd.Env, "KUSAW_SANDBOX="+opts.Sandbox) // the last one wins
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
@@ -270,6 +288,14 @@ func probe(ctx context.Context, argv []string, dir string, env []string, openStd
 		defer r.Close()
 		cmd.Stdin = r
 	}
+	if opts.Wrap != nil {
+		sb, err := opts.Wrap(cmd)
+		if err != nil {
+			return &probeResult{startErr: err, inSandbox: true}
+		}
+		defer sb.Close()
+	}
+	proc.CloseInheritedOnExec()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return &probeResult{startErr: err}

@@ -1,7 +1,8 @@
 #!/bin/sh
-# The handshake's version changes from run to run (HS-007).
+# The handshake's version changes from run to run (HS-007): random, not
+# the pid, which is the same in every sandbox (a fresh pid namespace).
 if [ "${KUSAW_HANDSHAKE:-}" = 1 ]; then
-	echo '{"type":"handshake","name":"broken","version":"1.0.'$$'","interactive":false,"protocol_versions":[2]}'
+	echo '{"type":"handshake","name":"broken","version":"1.0.'$(od -An -tu4 -N4 /dev/urandom | tr -d ' ')'","interactive":false,"protocol_versions":[2]}'
 	exit 0
 fi
 cat >/dev/null
