@@ -26,18 +26,15 @@ func probeRepos(dir string) []protocol.Repo {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
 	defer cancel()
-	top, err := git(ctx, dir, "rev-parse", "--show-toplevel")
-	if err != nil {
-		return []protocol.Repo{}
+	// One git for the top folder, the commit (which fails on an unborn
+	// branch: no commit to start from) and the branch ("HEAD" when
+	// detached); "--" makes every argument a revision.
+	out, err := git(ctx, dir, "rev-parse", "--show-toplevel", "HEAD^{commit}", "--abbrev-ref", "HEAD", "--")
+	lines := strings.Split(out, "\n")
+	if err != nil || len(lines) != 4 || lines[3] != "--" {
+		return []protocol.Repo{} // a folder name with a newline, say: no line is sure
 	}
-	head, err := git(ctx, dir, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
-	if err != nil {
-		return []protocol.Repo{} // an unborn branch: no commit to start from
-	}
-	branch, err := git(ctx, dir, "rev-parse", "--abbrev-ref", "HEAD")
-	if err != nil {
-		return []protocol.Repo{}
-	}
+	top, head, branch := lines[0], lines[1], lines[2]
 	return []protocol.Repo{{
 		Label:     filepath.Base(top),
 		Branch:    branch, // "HEAD" when detached

@@ -16,6 +16,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"kusaw.dev/step/protocol"
+	"kusaw.dev/step/schemas"
 )
 
 // ErrOptions is the condition behind every error [Synthesize] returns for
@@ -87,6 +88,9 @@ func Synthesize(opts Options) (*protocol.Request, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Encode checks the request against its schema: compile that while
+	// git describes the checkout.
+	go func() { _ = schemas.Precompile("request") }() // errors come back from Encode
 	now := o.Now()
 	req := &protocol.Request{
 		ProtocolVersion:        protocol.Version,
