@@ -112,6 +112,10 @@ func wrap(cmd *exec.Cmd, p *Policy, s *Sandbox) error {
 	if err != nil {
 		return err
 	}
+	report, err := s.openReport(cmd)
+	if err != nil {
+		return err
+	}
 	args, err := s.sandboxArgs(cmd, p, bwrap, prog)
 	if err != nil {
 		return err
@@ -120,26 +124,41 @@ func wrap(cmd *exec.Cmd, p *Policy, s *Sandbox) error {
 	if err != nil {
 		return err
 	}
+	if args, err = s.bindFd(cmd, args, self, insideSelf, false); err != nil {
+		return err
+	}
 	argv := append([]string{prog}, cmd.Args[1:]...)
 	if s.ln != nil {
-		if args, err = s.bindFd(cmd, args, self, insideSelf, false); err != nil {
-			return err
-		}
 		if args, err = s.bindFd(cmd, args, s.ln.Addr().String(), insideSocket, true); err != nil {
 			return err
 		}
 		argv = bridgeArgs(insideSelf, insideSocket, p.port(), argv)
 	}
+	argv = append([]string{insideSelf, InitCommand, strconv.Itoa(report), "--"}, argv...)
 	args = append(append(args, "--"), argv...)
 	cmd.Path = self
-	cmd.Args = append([]string{self, SuperviseCommand, strconv.Itoa(os.Getpid()), strconv.Itoa(len(cmd.ExtraFiles))}, s.limit(p)...)
-	cmd.Args = append(append(cmd.Args, "--"), args...)
+	cmd.Args = []string{self, SuperviseCommand, strconv.Itoa(os.Getpid()), strconv.Itoa(len(cmd.ExtraFiles)), "--report", strconv.Itoa(report)}
+	cmd.Args = append(append(append(cmd.Args, s.limit(p)...), "--"), args...)
 	return nil
 }
 
 // newCgroup makes the sandbox's cgroup; tests replace it to take the path
 // of a machine where none can be made.
 var newCgroup = proc.NewCgroup
+
+// openReport makes the channel on which the sandbox's init reports what
+// the step left running (see [RunInit]): a pipe whose write end is the
+// command's next descriptor, passed on by the supervisor and bwrap at the
+// same number, which it returns.
+func (s *Sandbox) openReport(cmd *exec.Cmd) (int, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return 0, fmt.Errorf("sandbox: report channel: %w", err)
+	}
+	s.reportR, s.reportW = r, w
+	cmd.ExtraFiles = append(cmd.ExtraFiles, w)
+	return 2 + len(cmd.ExtraFiles), nil
+}
 
 // limit bounds the sandbox's processes and memory: a cgroup the
 // supervisor joins, when the runner may make one; else, as root, the

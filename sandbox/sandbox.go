@@ -25,6 +25,8 @@ type Sandbox struct {
 	dir      string        // private folder of the proxy's socket
 	dirLock  *os.File      // held while dir is in use; see makeEgressDir
 
+	reportR, reportW *os.File // the init's report of what the step left (see Leftovers)
+
 	cgroup    *proc.Cgroup // the attempt's cgroup; nil when none
 	pidsMax   int          // the process bound enforced; 0 when none
 	memoryMax int64        // the memory bound enforced; 0 when none
@@ -158,6 +160,11 @@ func (s *Sandbox) Close() error {
 	for _, f := range s.files {
 		errs = append(errs, f.Close())
 	}
+	s.closeReportWriter()
+	if s.reportR != nil {
+		errs = append(errs, s.reportR.Close())
+		s.reportR = nil
+	}
 	errs = append(errs, s.log.close())
 	if s.dir != "" {
 		errs = append(errs, os.RemoveAll(s.dir))
@@ -176,8 +183,8 @@ func (s *Sandbox) Close() error {
 	return errors.Join(errs...)
 }
 
-// RunHelper runs the hidden subcommand args[0] names, [BridgeCommand] or
-// [SuperviseCommand], reporting an error on stderr, and returns its exit
+// RunHelper runs the hidden subcommand args[0] names, [BridgeCommand],
+// [SuperviseCommand] or [InitCommand], reporting an error on stderr, and returns its exit
 // status; ok is false (and nothing ran) when args names neither. The
 // runner's main calls it first, and so must the TestMain of any test
 // binary that is the Self of a policy it wraps with.
@@ -191,6 +198,8 @@ func RunHelper(ctx context.Context, args []string, stdin, stdout, stderr *os.Fil
 		code, err = RunBridge(ctx, args[1:], stdin, stdout, stderr)
 	case SuperviseCommand:
 		code, err = RunSupervisor(args[1:], stdin, stdout, stderr)
+	case InitCommand:
+		code, err = RunInit(args[1:], stdin, stdout, stderr)
 	default:
 		return 0, false
 	}
@@ -200,7 +209,8 @@ func RunHelper(ctx context.Context, args []string, stdin, stdout, stderr *os.Fil
 	return code, true
 }
 
-// self returns the runner's binary, for the bridge.
+// self returns the runner's binary, for the supervisor, the init and the
+// bridge.
 func (p *Policy) self() (string, error) {
 	if p.Self != "" {
 		return filepath.Abs(p.Self)

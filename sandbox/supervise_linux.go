@@ -18,8 +18,8 @@ import (
 )
 
 // SuperviseCommand is the runner's hidden subcommand that [Wrap] puts
-// between the runner and bwrap on Linux: `kusaw-step __sandbox PARENT N --
-// BWRAP ARGS...`. Its implementation is [RunSupervisor].
+// between the runner and bwrap on Linux: `kusaw-step __sandbox PARENT N
+// [OPTIONS] -- BWRAP ARGS...`. Its implementation is [RunSupervisor].
 const SuperviseCommand = "__sandbox"
 
 // RunSupervisor runs bwrap (argv) for the runner whose pid is parent, and
@@ -27,7 +27,8 @@ const SuperviseCommand = "__sandbox"
 // without passing it on, and its --die-with-parent then SIGKILLs the step:
 // no grace. So the supervisor stands where bwrap stood (in the runner's
 // process group) and starts bwrap in a group of its own, with the N
-// descriptors from 3 up (the writable folders) passed on. A SIGTERM,
+// descriptors from 3 up (the binds, and the init's report channel named
+// by --report) passed on. A SIGTERM,
 // SIGINT or SIGHUP it gets goes to every process inside the sandbox, and
 // the step stops with its grace. When the supervisor dies (the runner's
 // SIGKILL, or the runner's own death), bwrap gets SIGKILL (Pdeathsig) and
@@ -71,8 +72,10 @@ func RunSupervisor(args []string, stdin, stdout, stderr *os.File) (int, error) {
 		if argv, err = stageBinds(argv, uid); err != nil {
 			return 1, fmt.Errorf("%s: %w", SuperviseCommand, err)
 		}
-		for _, f := range files {
-			f.Close() // staged: bwrap binds no descriptor
+		for i, f := range files {
+			if 3+i != opts.report {
+				f.Close() // staged: bwrap binds no descriptor
+			}
 		}
 		attr.Credential = &syscall.Credential{Uid: uid, Gid: uid, Groups: []uint32{}}
 		if opts.nproc > 0 { // inherited by bwrap; root itself ignores it
@@ -82,10 +85,10 @@ func RunSupervisor(args []string, stdin, stdout, stderr *os.File) (int, error) {
 			}
 		}
 	}
-	proc.CloseInheritedOnExec() // bwrap gets the binds' descriptors, if any, and nothing else
-	var extra []*os.File
-	if attr.Credential == nil {
-		extra = files
+	proc.CloseInheritedOnExec() // bwrap gets the binds' descriptors, if any, the report's, and nothing else
+	extra := files
+	if attr.Credential != nil {
+		extra = only(files, opts.report)
 	}
 	filter, err := seccompFile()
 	if err != nil {
@@ -115,14 +118,28 @@ func RunSupervisor(args []string, stdin, stdout, stderr *os.File) (int, error) {
 }
 
 // superviseOpts are the supervisor's options: the cgroup folders it
-// joins (--cgroup DIR) and the unprivileged uid's process bound (--nproc
-// N).
+// joins (--cgroup DIR), the unprivileged uid's process bound (--nproc
+// N), and the descriptor of the init's report channel (--report FD), one
+// of the N, which bwrap gets at the same number however the binds go.
 type superviseOpts struct {
 	cgroups []string
 	nproc   int
+	report  int
 }
 
-const superviseUsage = "usage: PARENT N [--cgroup DIR]... [--nproc N] -- BWRAP [ARGS...]"
+const superviseUsage = "usage: PARENT N [--cgroup DIR]... [--nproc N] [--report FD] -- BWRAP [ARGS...]"
+
+// only returns files with every entry but descriptor fd's nil (a
+// descriptor the child does not get), and none after it.
+func only(files []*os.File, fd int) []*os.File {
+	i := fd - 3
+	if i < 0 || i >= len(files) {
+		return nil
+	}
+	out := make([]*os.File, i+1)
+	out[i] = files[i]
+	return out
+}
 
 // superviseArgs parses PARENT N [OPTIONS] -- ARGV....
 func superviseArgs(args []string) (parent, n int, opts superviseOpts, argv []string, err error) {
@@ -142,6 +159,10 @@ func superviseArgs(args []string) (parent, n int, opts superviseOpts, argv []str
 		case "--nproc":
 			if opts.nproc, err = strconv.Atoi(rest[1]); err != nil {
 				return 0, 0, opts, nil, fmt.Errorf("%s: --nproc: %w", SuperviseCommand, err)
+			}
+		case "--report":
+			if opts.report, err = strconv.Atoi(rest[1]); err != nil {
+				return 0, 0, opts, nil, fmt.Errorf("%s: --report: %w", SuperviseCommand, err)
 			}
 		default:
 			return 0, 0, opts, nil, fmt.Errorf("%s: %s: unknown option %q", SuperviseCommand, superviseUsage, rest[0])

@@ -122,3 +122,64 @@ func (p *Process) KillOrphans() []Left {
 	defer p.mu.Unlock()
 	return append([]Left(nil), p.left...)
 }
+
+// Descendants returns the live descendants of the calling process, as
+// /proc shows them, split by whether each is in the caller's process
+// group. Run by a child subreaper once the process it started has
+// exited, that is everything left running below it: the members of its
+// group and those that left it (a setsid daemon), re-parented to it. It
+// never names a process outside the caller's tree, wherever it runs.
+func Descendants() (grouped, detached []Left) {
+	self, pgrp := os.Getpid(), syscall.Getpgrp()
+	for _, s := range descendantStats(self) {
+		l := Left{Pid: s.pid, Command: command(s)}
+		if s.pgrp == pgrp {
+			grouped = append(grouped, l)
+		} else {
+			detached = append(detached, l)
+		}
+	}
+	return grouped, detached
+}
+
+// DescendantPids returns the pids of the live descendants of pid.
+func DescendantPids(pid int) []int {
+	var pids []int
+	for _, s := range descendantStats(pid) {
+		pids = append(pids, s.pid)
+	}
+	return pids
+}
+
+// descendantStats reads the live processes below root, from /proc.
+func descendantStats(root int) []procStat {
+	entries, _ := os.ReadDir("/proc")
+	parent := make(map[int]int)
+	var live []procStat
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == root {
+			continue
+		}
+		s, ok := readStat(pid)
+		if !ok {
+			continue
+		}
+		parent[pid] = s.ppid
+		if s.state != 'Z' && s.state != 'X' {
+			live = append(live, s)
+		}
+	}
+	var out []procStat
+	for _, s := range live {
+		seen := 0
+		for p := s.ppid; p > 0 && seen <= len(parent); p = parent[p] {
+			if p == root {
+				out = append(out, s)
+				break
+			}
+			seen++
+		}
+	}
+	return out
+}

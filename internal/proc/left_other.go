@@ -16,3 +16,9 @@ func (p *Process) noteMembers() {}
 
 // KillOrphans returns nothing: finding processes needs Linux's /proc.
 func (p *Process) KillOrphans() []Left { return nil }
+
+// Descendants returns nothing: finding processes needs Linux's /proc.
+func Descendants() (grouped, detached []Left) { return nil, nil }
+
+// DescendantPids returns nothing: finding processes needs Linux's /proc.
+func DescendantPids(pid int) []int { return nil }
