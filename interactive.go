@@ -79,7 +79,7 @@ func (at *attempt) interact(ctx context.Context) *output {
 	<-p.Exited()
 	out.state = p.State()
 	p.Reap(at.grace)
-	at.processesLeft(p.KillOrphans())
+	at.processesLeft(p.KillOrphans(), out)
 	at.endTracking()
 	close(ended) // the follower reads what is left, then ends
 	out.forced = s.finish()

@@ -138,7 +138,7 @@ func (at *attempt) execute(ctx context.Context) *output {
 	<-p.Exited()
 	out.state = p.State()
 	p.Reap(at.grace)
-	at.processesLeft(p.KillOrphans())
+	at.processesLeft(p.KillOrphans(), out)
 	at.endTracking()
 	out.forced = drain(pumped, pp, &out.read)
 	at.flushMasks()
@@ -181,17 +181,31 @@ func (at *attempt) endTracking() {
 }
 
 // processesLeft warns of the processes the step left running when it
-// exited, which the runner killed.
-func (at *attempt) processesLeft(left []proc.Left) {
-	if len(left) == 0 {
+// exited, which the runner killed: left, found on the host, and those
+// the sandbox's init reported (and killed) inside a bwrap sandbox, whose
+// pid namespace hides them from the runner.
+func (at *attempt) processesLeft(left []proc.Left, out *output) {
+	inside, more := at.sb.Leftovers(out.stop != stopNone)
+	n := len(left) + len(inside) + more
+	if n == 0 {
 		return
 	}
-	names := make([]string, len(left))
-	for i, l := range left {
-		names[i] = l.String()
+	var names []string
+	for _, l := range left {
+		names = append(names, l.String())
+	}
+	for _, l := range inside {
+		names = append(names, l.String())
+	}
+	list := strings.Join(names, ", ")
+	if more > 0 {
+		list += fmt.Sprintf(" and %d more", more)
+	}
+	if len(inside) > 0 || more > 0 {
+		list += " (pids as seen inside the sandbox)"
 	}
 	at.warn(WarnProcessesLeft, fmt.Sprintf("the step left %d process(es) running when it exited, killed by the runner: %s; wait for every process you start, and do not detach any",
-		len(left), strings.Join(names, ", ")))
+		n, list))
 }
 
 // pump starts the three stream pumps and returns a channel closed when all

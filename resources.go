@@ -12,7 +12,8 @@ import (
 // Warning codes of the runner's process handling and limits.
 const (
 	// WarnProcessesLeft: the step exited and left processes running (in
-	// its group, or detached and re-parented to the runner); the runner
+	// its group, or detached and re-parented to the runner; under bwrap,
+	// anywhere in the sandbox, as its init reports them); the runner
 	// killed them. The message names each pid and command.
 	WarnProcessesLeft = "processes_left"
 	// WarnPidsLimit and WarnMemoryLimit: the step hit its bound on

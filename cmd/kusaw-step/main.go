@@ -16,6 +16,12 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.InitCommand {
+		// The sandbox's init: its exit status is the step's, whatever
+		// signal it caught (see sandbox.RunInit).
+		code, _ := sandbox.RunHelper(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+		os.Exit(code)
+	}
 	ctx, caught := cancelOnSignal(context.Background())
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	if err != nil && !errors.Is(err, errSilent) {

@@ -87,8 +87,8 @@ func ttyResult(status, msg string) {
 	os.WriteFile(os.Getenv("KUSAW_RESULT"), []byte(line), 0o644)
 }
 
-// isSandboxHelper reports whether this process is the sandbox's supervisor
-// or bridge, which carry the step's environment but are not the step.
+// isSandboxHelper reports whether this process is the sandbox's supervisor,
+// init or bridge, which carry the step's environment but are not the step.
 func isSandboxHelper() bool {
-	return len(os.Args) > 1 && (os.Args[1] == sandbox.SuperviseCommand || os.Args[1] == sandbox.BridgeCommand)
+	return len(os.Args) > 1 && (os.Args[1] == sandbox.SuperviseCommand || os.Args[1] == sandbox.InitCommand || os.Args[1] == sandbox.BridgeCommand)
 }
