@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kusaw.dev/step/conform"
+	"kusaw.dev/step/sandbox"
 	"kusaw.dev/step/steptest"
 )
 
@@ -52,6 +53,7 @@ func TestBroken(t *testing.T) {
 		{step: "at-strict-request", want: []string{"AT-008"}},
 		{step: "at-ignore-sigterm", want: []string{"AT-009"}},
 		{step: "at-daemon", want: []string{"AT-010"}},
+		{step: "at-background", want: []string{"AT-010"}},
 		{step: "at-writes-home", want: []string{"AT-011"}},
 		{step: "at-buffered", want: []string{"AT-012"}},
 		{step: "at-flaky", want: []string{"AT-013"}},
@@ -62,7 +64,7 @@ func TestBroken(t *testing.T) {
 	} {
 		t.Run(tc.step, func(t *testing.T) {
 			t.Parallel()
-			if tc.step == "at-daemon" && !canFindProcesses() {
+			if (tc.step == "at-daemon" || tc.step == "at-background") && !canFindProcesses() {
 				t.Skip("finding leftover processes needs /proc")
 			}
 			opts := quick(t)
@@ -98,4 +100,35 @@ func isMust(ids []string) bool {
 func canFindProcesses() bool {
 	_, err := exec.LookPath("setsid")
 	return err == nil && dirExists("/proc/self")
+}
+
+// TestLeftoversUnderBwrap is issue 11 item 6: under bwrap, whose pid
+// namespace used to kill what a step left silently, AT-010 fails a step
+// that leaves a setsid daemon or a background child (the sandbox's init
+// reports them), and passes one that leaves nothing.
+func TestLeftoversUnderBwrap(t *testing.T) {
+	if err := sandbox.Available(sandbox.BackendBwrap); err != nil {
+		t.Skipf("bwrap cannot run here: %v", err)
+	}
+	t.Parallel()
+	for _, tc := range []struct {
+		step   string
+		status conform.Status
+	}{
+		{"broken/at-daemon", conform.Fail},
+		{"broken/at-background", conform.Fail},
+		{"good/caller-env", conform.Pass},
+	} {
+		t.Run(tc.step, func(t *testing.T) {
+			t.Parallel()
+			opts := quick(t)
+			opts.Sandbox = sandbox.BackendBwrap
+			opts.Selection = conform.Selection{Focus: []string{"AT-010"}}
+			rep := steptest.Conform(&lenient{T: t}, []string{filepath.Join("testdata", tc.step+".sh")}, opts)
+			got := steptest.Statuses(rep, "AT-010")
+			if len(got) == 0 || slices.ContainsFunc(got, func(s conform.Status) bool { return s != tc.status }) {
+				t.Errorf("AT-010 under bwrap: %v; want %v\n%s", got, tc.status, table(t, rep))
+			}
+		})
+	}
 }
