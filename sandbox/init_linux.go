@@ -57,8 +57,9 @@ func RunInit(args []string, stdin, stdout, stderr *os.File) (int, error) {
 		return 127, fmt.Errorf("%s: %w", InitCommand, err)
 	}
 	ws, err := waitStep(pid)
-	grouped, detached := proc.Descendants()
-	if len(grouped)+len(detached) > 0 {
+	var grouped, detached []proc.Left
+	if liveChild() { // else nothing is left: no walk of /proc
+		grouped, detached = proc.Descendants()
 		killDescendants(append(pids(grouped), pids(detached)...))
 	}
 	report := encodeReport(grouped, detached)
@@ -117,6 +118,22 @@ func waitStep(pid int) (unix.WaitStatus, error) {
 			return ws, err
 		case got == pid:
 			return ws, nil
+		}
+	}
+}
+
+// liveChild reaps the init's dead children and reports whether a live
+// one is left. Once the step has exited that is the only way a process
+// can be left below the init: each one orphaned is re-parented to it.
+func liveChild() bool {
+	for {
+		pid, err := unix.Wait4(-1, nil, unix.WNOHANG, nil)
+		switch {
+		case errors.Is(err, unix.EINTR):
+		case err != nil:
+			return false // ECHILD: no child at all
+		case pid == 0:
+			return true
 		}
 	}
 }
