@@ -22,8 +22,9 @@ import (
 // exits. RunInit makes itself the child subreaper of everything below
 // it, starts the step with its standard streams, reaps what is orphaned
 // to it while the step runs, and once the step has exited lists every
-// process still alive in the namespace, reports each on descriptor FD
-// (see [Sandbox.Leftovers]), kills them all and reaps them. It returns
+// process still alive below it (in the sandbox, every one but bwrap's),
+// reports each on descriptor FD (see [Sandbox.Leftovers]), kills them
+// all and reaps them. It returns
 // the step's exit status, 128 plus the signal that killed it, as bwrap
 // would have. It only ever signals its own descendants.
 //
