@@ -112,7 +112,7 @@ func wrap(cmd *exec.Cmd, p *Policy, s *Sandbox) error {
 	if err != nil {
 		return err
 	}
-	report, err := s.openReport(cmd)
+	report, stopR, stopW, err := s.openChannels(cmd)
 	if err != nil {
 		return err
 	}
@@ -134,10 +134,11 @@ func wrap(cmd *exec.Cmd, p *Policy, s *Sandbox) error {
 		}
 		argv = bridgeArgs(insideSelf, insideSocket, p.port(), argv)
 	}
-	argv = append([]string{insideSelf, InitCommand, strconv.Itoa(report), "--"}, argv...)
+	argv = append([]string{insideSelf, InitCommand, strconv.Itoa(report), strconv.Itoa(stopR), "--"}, argv...)
 	args = append(append(args, "--"), argv...)
 	cmd.Path = self
-	cmd.Args = []string{self, SuperviseCommand, strconv.Itoa(os.Getpid()), strconv.Itoa(len(cmd.ExtraFiles)), "--report", strconv.Itoa(report)}
+	cmd.Args = []string{self, SuperviseCommand, strconv.Itoa(os.Getpid()), strconv.Itoa(len(cmd.ExtraFiles)),
+		"--pass", strconv.Itoa(report), "--pass", strconv.Itoa(stopR), "--stop", strconv.Itoa(stopW)}
 	cmd.Args = append(append(append(cmd.Args, s.limit(p)...), "--"), args...)
 	return nil
 }
@@ -146,18 +147,23 @@ func wrap(cmd *exec.Cmd, p *Policy, s *Sandbox) error {
 // of a machine where none can be made.
 var newCgroup = proc.NewCgroup
 
-// openReport makes the channel on which the sandbox's init reports what
-// the step left running (see [RunInit]): a pipe whose write end is the
-// command's next descriptor, passed on by the supervisor and bwrap at the
-// same number, which it returns.
-func (s *Sandbox) openReport(cmd *exec.Cmd) (int, error) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		return 0, fmt.Errorf("sandbox: report channel: %w", err)
+// openChannels makes the sandbox init's two channels (see [RunInit]),
+// pipes that are the command's next descriptors: the report of what the
+// step left running (its write end passed on by the supervisor and bwrap
+// at the same number, to the init) and the stop notice (its read end
+// passed on likewise, its write end kept by the supervisor, which writes
+// a byte there before it passes a stop signal into the sandbox). It
+// returns the three descriptor numbers.
+func (s *Sandbox) openChannels(cmd *exec.Cmd) (report, stopR, stopW int, err error) {
+	if s.reportR, s.reportW, err = os.Pipe(); err != nil {
+		return 0, 0, 0, fmt.Errorf("sandbox: report channel: %w", err)
 	}
-	s.reportR, s.reportW = r, w
-	cmd.ExtraFiles = append(cmd.ExtraFiles, w)
-	return 2 + len(cmd.ExtraFiles), nil
+	if s.stopR, s.stopW, err = os.Pipe(); err != nil {
+		return 0, 0, 0, fmt.Errorf("sandbox: stop channel: %w", err)
+	}
+	n := len(cmd.ExtraFiles)
+	cmd.ExtraFiles = append(cmd.ExtraFiles, s.reportW, s.stopR, s.stopW)
+	return 3 + n, 4 + n, 5 + n, nil
 }
 
 // limit bounds the sandbox's processes and memory: a cgroup the

@@ -17,33 +17,38 @@ import (
 
 // RunInit is the sandbox's init: the first process bwrap starts in the
 // sandbox's pid namespace (after bwrap's own), run by the runner's binary
-// as `kusaw-step __init FD -- STEP ARGS...`. Without it, whatever the
-// step leaves running dies silently with the namespace when the step
-// exits. RunInit makes itself the child subreaper of everything below
-// it, starts the step with its standard streams, reaps what is orphaned
-// to it while the step runs, and once the step has exited lists every
-// process still alive below it (in the sandbox, every one but bwrap's),
-// reports each on descriptor FD (see [Sandbox.Leftovers]), kills them
-// all and reaps them. It returns
-// the step's exit status, 128 plus the signal that killed it, as bwrap
-// would have. It only ever signals its own descendants.
+// as `kusaw-step __init REPORT STOP -- STEP ARGS...`. Without it,
+// whatever the step leaves running dies silently with the namespace when
+// the step exits. RunInit makes itself the child subreaper of everything
+// below it, starts the step with its standard streams in a process group
+// of its own, reaps what is orphaned to it while the step runs, and once
+// the step has exited lists every process still alive below it (in the
+// sandbox, every one but bwrap's), reports each on descriptor REPORT
+// (see [Sandbox.Leftovers]), kills them and reaps them. It returns the
+// step's exit status, 128 plus the signal that killed it, as bwrap would
+// have. It only ever signals its own descendants.
 //
-// FD is marked close-on-exec before the step starts, and RunInit makes
-// itself undumpable, so that the step (same uid) can neither inherit the
-// report channel nor open it through /proc/PID/fd.
+// When the runner is stopping the step, the supervisor writes a byte on
+// descriptor STOP before it sends SIGTERM into the sandbox: then what is
+// left of the step's group keeps its grace (see killDescendants), and
+// only what left the group is killed at once.
+//
+// The channels are marked close-on-exec before the step starts, and
+// RunInit makes itself undumpable, so that the step (same uid) can
+// neither inherit them nor open them through /proc/PID/fd.
 //
 // RunInit passes on no signal. SIGTERM, SIGINT and SIGHUP are caught
 // (the init lives on to report), never forwarded: those who send them
 // (the supervisor, which signals every process in the sandbox; the
-// terminal, which signals its whole foreground group) reach the step
-// themselves, and a step that counts its SIGINTs must not see each
+// terminal, which signals its foreground group, the step's) reach the
+// step themselves, and a step that counts its SIGINTs must not see each
 // twice.
 func RunInit(args []string, stdin, stdout, stderr *os.File) (int, error) {
-	fd, argv, err := initArgs(args)
+	fd, stop, argv, err := initArgs(args)
 	if err != nil {
 		return 2, err
 	}
-	proc.CloseInheritedOnExec() // the report channel too: nothing of bwrap's reaches the step
+	proc.CloseInheritedOnExec() // the channels too: nothing of bwrap's reaches the step
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return 1, fmt.Errorf("%s: %w", InitCommand, err)
 	}
@@ -60,8 +65,12 @@ func RunInit(args []string, stdin, stdout, stderr *os.File) (int, error) {
 	ws, err := waitStep(pid)
 	var grouped, detached []proc.Left
 	if liveChild() { // else nothing is left: no walk of /proc
-		grouped, detached = proc.Descendants()
-		killDescendants(append(pids(grouped), pids(detached)...))
+		grouped, detached = proc.Descendants(pid) // the step's group
+		if stopping(stop) {
+			killDescendants(pids(detached), pid)
+		} else {
+			killDescendants(append(pids(grouped), pids(detached)...), -1)
+		}
 	}
 	report := encodeReport(grouped, detached)
 	if len(report) > 0 {
@@ -78,22 +87,29 @@ func RunInit(args []string, stdin, stdout, stderr *os.File) (int, error) {
 	return ws.ExitStatus(), nil
 }
 
-const initUsage = "usage: FD -- STEP [ARGS...]"
+const initUsage = "usage: REPORT STOP -- STEP [ARGS...]"
 
-// initArgs parses FD -- ARGV....
-func initArgs(args []string) (int, []string, error) {
-	if len(args) < 3 || args[1] != "--" {
-		return 0, nil, fmt.Errorf("%s: %s", InitCommand, initUsage)
+// initArgs parses REPORT STOP -- ARGV...: the descriptors of the report
+// and stop channels, and the step.
+func initArgs(args []string) (report, stop int, argv []string, err error) {
+	if len(args) < 4 || args[2] != "--" {
+		return 0, 0, nil, fmt.Errorf("%s: %s", InitCommand, initUsage)
 	}
-	fd, err := strconv.Atoi(args[0])
-	if err != nil || fd < 3 {
-		return 0, nil, fmt.Errorf("%s: %s: FD %q is not a descriptor above 2", InitCommand, initUsage, args[0])
+	fds := make([]int, 2)
+	for i, a := range args[:2] {
+		if fds[i], err = strconv.Atoi(a); err != nil || fds[i] < 3 {
+			return 0, 0, nil, fmt.Errorf("%s: %s: %q is not a descriptor above 2", InitCommand, initUsage, a)
+		}
 	}
-	return fd, args[2:], nil
+	return fds[0], fds[1], args[3:], nil
 }
 
-// startStep forks and runs argv with the given streams, in the init's
-// process group and session, and returns its pid.
+// startStep forks and runs argv with the given streams, leading a
+// process group of its own as without a sandbox (its `kill 0` does not
+// reach the init), and returns its pid, which is the group's id. On a
+// terminal (an interactive step) that group becomes the terminal's
+// foreground group, so that the step may read it and ^C reaches the step
+// alone.
 func startStep(argv []string, stdin, stdout, stderr *os.File) (int, error) {
 	path := argv[0]
 	if !filepath.IsAbs(path) {
@@ -102,7 +118,11 @@ func startStep(argv []string, stdin, stdout, stderr *os.File) (int, error) {
 			return 0, err
 		}
 	}
-	attr := &syscall.ProcAttr{Env: os.Environ(), Files: []uintptr{stdin.Fd(), stdout.Fd(), stderr.Fd()}}
+	_, err := unix.IoctlGetTermios(int(stdin.Fd()), unix.TCGETS)
+	attr := &syscall.ProcAttr{
+		Env: os.Environ(), Files: []uintptr{stdin.Fd(), stdout.Fd(), stderr.Fd()},
+		Sys: &syscall.SysProcAttr{Setpgid: true, Foreground: err == nil, Ctty: 0},
+	}
 	return syscall.ForkExec(path, argv, attr)
 }
 
@@ -139,13 +159,29 @@ func liveChild() bool {
 	}
 }
 
+// stopping reports whether the supervisor wrote on the stop channel,
+// which it does before it passes a stop signal into the sandbox: when
+// the step exits of that signal, the byte is there.
+func stopping(stop int) bool {
+	if err := unix.SetNonblock(stop, true); err != nil {
+		return false
+	}
+	var b [1]byte
+	n, _ := unix.Read(stop, b[:])
+	return n > 0
+}
+
 // killDescendants sends SIGKILL to each of pids, then to every
 // descendant of the init that /proc still shows and was not sent it yet
 // (one a process forked before its SIGKILL came), until there is none: a
-// process with SIGKILL pending forks no more. Only the init's own tree is
-// touched, wherever it runs (never kill(-1), which outside a pid
-// namespace of its own would reach every process of the host).
-func killDescendants(pids []int) {
+// process with SIGKILL pending forks no more. The members of process
+// group spare (-1: none) are left alone: when the runner is stopping the
+// step, what is left of its group got SIGTERM too and keeps its grace, as
+// the runner gives a group without a sandbox; it ends of it, or the
+// runner ends the whole sandbox when the grace is over. Only the init's
+// own tree is touched, wherever it runs (never kill(-1), which outside a
+// pid namespace of its own would reach every process of the host).
+func killDescendants(pids []int, spare int) {
 	killed := make(map[int]bool)
 	for len(pids) > 0 {
 		for _, pid := range pids {
@@ -153,7 +189,7 @@ func killDescendants(pids []int) {
 			killed[pid] = true
 		}
 		pids = pids[:0]
-		for _, pid := range proc.DescendantPids(os.Getpid()) {
+		for _, pid := range proc.DescendantPids(spare) {
 			if !killed[pid] {
 				pids = append(pids, pid)
 			}

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/creack/pty"
 
 	"kusaw.dev/step/internal/proc"
 )
@@ -210,7 +213,7 @@ func TestInitTouchesOnlyItsTree(t *testing.T) {
 	self, _ := os.Executable()
 	report := filepath.Join(t.TempDir(), "report")
 	script := `sleep 1000 & bystander=$!
-"$0" __init 3 -- /bin/sh -c 'sleep 999 & echo $!' 3>"$1"
+"$0" __init 3 4 -- /bin/sh -c 'sleep 999 & echo $!' 3>"$1" 4</dev/null
 kill -0 $bystander && echo bystander-alive; kill $bystander`
 	cmd := exec.Command("unshare", "--pid", "--fork", "--mount-proc", "/bin/sh", "-c", script, self, report)
 	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
@@ -223,8 +226,9 @@ kill -0 $bystander && echo bystander-alive; kill $bystander`
 	if len(lines) != 2 || lines[1] != "bystander-alive" {
 		t.Fatalf("output %q (%v); want the leftover's pid, then bystander-alive", out, err)
 	}
-	if want := "g " + lines[0] + " sleep 999\n"; string(data) != want {
-		t.Errorf("report %q; want %q", data, want)
+	// The command may still be the shell's, the child not yet exec'd.
+	if want := "g " + lines[0] + " "; !strings.HasPrefix(string(data), want) || strings.Count(string(data), "\n") != 1 {
+		t.Errorf("report %q; want one line, starting %q", data, want)
 	}
 }
 
@@ -247,5 +251,124 @@ until pgrep -f "sleep ` + marker + `" >/dev/null; do :; done; exit 0`
 	}
 	if pids := sleepers(marker); len(pids) > 0 {
 		t.Errorf("%d sleeps outlived the sandbox", len(pids))
+	}
+}
+
+// TestInitStopKeepsGroupGrace: when the runner stops the step (SIGTERM to
+// the sandbox), what is left of the step's group when it exits keeps its
+// grace to clean up, as without a sandbox, and is not reported.
+func TestInitStopKeepsGroupGrace(t *testing.T) {
+	needBwrap(t)
+	t.Parallel()
+	dir := visibleDir(t)
+	self, _ := os.Executable()
+	script := `/bin/sh -c 'trap "sleep 0.5; echo done > cleaned; exit 0" TERM; touch ready; while :; do sleep 0.05; done' &
+until [ -e ready ]; do sleep 0.01; done
+trap 'exit 0' TERM
+echo ready
+while :; do sleep 0.05; done`
+	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.Dir = dir
+	pol := bwrapPolicy(dir)
+	pol.Self = self
+	sb, err := Wrap(cmd, pol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "ready\n" {
+		cmd.Process.Kill()
+		t.Fatalf("step said %q", line)
+	}
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) // as the runner's Stop
+	err = cmd.Wait()
+	left, more := sb.Leftovers(true)
+	if err != nil || len(left) > 0 || more > 0 {
+		t.Errorf("exit %v, leftovers %v (+%d); want 0 and none", err, left, more)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "cleaned")); string(b) != "done\n" {
+		t.Errorf("the step's child was cut short of its grace: cleaned %q", b)
+	}
+}
+
+// TestInitKillZero: a step that ends with `kill 0` (a common shell idiom
+// to end its children) signals its own group, not the init, which then
+// still kills and reports what ignored that SIGTERM.
+func TestInitKillZero(t *testing.T) {
+	needBwrap(t)
+	t.Parallel()
+	marker := uniqueSleep()
+	t.Cleanup(func() { killSleepers(marker) })
+	script := `/bin/sh -c 'trap "" TERM; exec sleep ` + marker + `' &
+until pgrep -f "^sleep ` + marker + `" >/dev/null; do :; done
+trap 'kill 0' EXIT
+exit 0`
+	pol := &Policy{Backend: BackendBwrap, Network: NetworkOpen}
+	timer := time.AfterFunc(2*time.Minute, func() { killSleepers(marker) }) // a hang would be the init waiting for the sleep
+	defer timer.Stop()
+	_, err, left, _ := runLeaving(t, pol, nil, false, "/bin/sh", "-c", script)
+	if len(left) != 1 || left[0].Command != "sleep "+marker {
+		t.Errorf("exit %v, leftovers %v; want the sleep that ignored SIGTERM", err, left)
+	}
+}
+
+// TestInitOnTerminal: an interactive step (Policy.Terminal) leads the
+// terminal's foreground group under the init: it reads the terminal, and
+// ^C reaches it (the init lives on and hands on its exit status).
+func TestInitOnTerminal(t *testing.T) {
+	needBwrap(t)
+	t.Parallel()
+	ptm, pts, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptm.Close()
+	self, _ := os.Executable()
+	script := `trap 'echo got-int; exit 5' INT; echo ready; read line; echo "got $line"; while :; do sleep 0.05; done`
+	cmd := exec.Command("/bin/sh", "-c", script)
+	pol := &Policy{Backend: BackendBwrap, Network: NetworkOpen, Terminal: true, Self: self}
+	sb, err := Wrap(cmd, pol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = pts, pts, pts
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pts.Close()
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	var seen strings.Builder
+	r := bufio.NewReader(ptm)
+	expect := func(want string) {
+		t.Helper()
+		for !strings.Contains(seen.String(), want) {
+			line, err := r.ReadString('\n')
+			seen.WriteString(line)
+			if err != nil {
+				cmd.Process.Kill()
+				t.Fatalf("terminal said %q, then %v; want %q", seen.String(), err, want)
+			}
+		}
+	}
+	expect("ready")
+	ptm.WriteString("hello\n")
+	expect("got hello")
+	ptm.WriteString("\x03")
+	expect("got-int")
+	err = <-waited
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 5 {
+		t.Errorf("exit %v; want 5, the step's", err)
 	}
 }

@@ -13,8 +13,8 @@ import (
 )
 
 // InitCommand is the runner's hidden subcommand that [Wrap] runs first
-// inside a bwrap sandbox: `kusaw-step __init FD -- STEP ARGS...`. Its
-// implementation is [RunInit].
+// inside a bwrap sandbox: `kusaw-step __init REPORT STOP -- STEP
+// ARGS...`. Its implementation is [RunInit].
 const InitCommand = "__init"
 
 // The init's report: one line per process left, "g PID COMMAND" for a

@@ -26,6 +26,7 @@ type Sandbox struct {
 	dirLock  *os.File      // held while dir is in use; see makeEgressDir
 
 	reportR, reportW *os.File // the init's report of what the step left (see Leftovers)
+	stopR, stopW     *os.File // the supervisor's stop notice to the init (see RunInit)
 
 	cgroup    *proc.Cgroup // the attempt's cgroup; nil when none
 	pidsMax   int          // the process bound enforced; 0 when none
@@ -161,10 +162,12 @@ func (s *Sandbox) Close() error {
 		errs = append(errs, f.Close())
 	}
 	s.closeReportWriter()
-	if s.reportR != nil {
-		errs = append(errs, s.reportR.Close())
-		s.reportR = nil
+	for _, f := range []*os.File{s.reportR, s.stopR, s.stopW} {
+		if f != nil {
+			errs = append(errs, f.Close())
+		}
 	}
+	s.reportR, s.stopR, s.stopW = nil, nil, nil
 	errs = append(errs, s.log.close())
 	if s.dir != "" {
 		errs = append(errs, os.RemoveAll(s.dir))

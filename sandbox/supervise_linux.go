@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -27,8 +28,9 @@ const SuperviseCommand = "__sandbox"
 // without passing it on, and its --die-with-parent then SIGKILLs the step:
 // no grace. So the supervisor stands where bwrap stood (in the runner's
 // process group) and starts bwrap in a group of its own, with the N
-// descriptors from 3 up (the binds, and the init's report channel named
-// by --report) passed on. A SIGTERM,
+// descriptors from 3 up (the binds, and the init's channels named by
+// --pass) passed on, but the stop channel's write end (--stop), which it
+// keeps. A SIGTERM,
 // SIGINT or SIGHUP it gets goes to every process inside the sandbox, and
 // the step stops with its grace. When the supervisor dies (the runner's
 // SIGKILL, or the runner's own death), bwrap gets SIGKILL (Pdeathsig) and
@@ -73,7 +75,7 @@ func RunSupervisor(args []string, stdin, stdout, stderr *os.File) (int, error) {
 			return 1, fmt.Errorf("%s: %w", SuperviseCommand, err)
 		}
 		for i, f := range files {
-			if 3+i != opts.report {
+			if fd := 3 + i; fd != opts.stop && !slices.Contains(opts.pass, fd) {
 				f.Close() // staged: bwrap binds no descriptor
 			}
 		}
@@ -85,10 +87,13 @@ func RunSupervisor(args []string, stdin, stdout, stderr *os.File) (int, error) {
 			}
 		}
 	}
-	proc.CloseInheritedOnExec() // bwrap gets the binds' descriptors, if any, the report's, and nothing else
-	extra := files
+	proc.CloseInheritedOnExec() // bwrap gets the binds' descriptors, if any, the init's, and nothing else
+	stop := fileAt(files, opts.stop)
+	extra := slices.Clone(files)
 	if attr.Credential != nil {
-		extra = only(files, opts.report)
+		extra = only(files, opts.pass)
+	} else if stop != nil {
+		extra[opts.stop-3] = nil
 	}
 	filter, err := seccompFile()
 	if err != nil {
@@ -111,34 +116,50 @@ func RunSupervisor(args []string, stdin, stdout, stderr *os.File) (int, error) {
 		return 127, fmt.Errorf("%s: %w", SuperviseCommand, err)
 	}
 	for _, f := range files {
-		f.Close()
+		if f != stop {
+			f.Close()
+		}
 	}
 	foreground(stdin, cmd.Process.Pid)
-	return supervise(cmd, sigs)
+	return supervise(cmd, sigs, stop)
 }
 
 // superviseOpts are the supervisor's options: the cgroup folders it
 // joins (--cgroup DIR), the unprivileged uid's process bound (--nproc
-// N), and the descriptor of the init's report channel (--report FD), one
-// of the N, which bwrap gets at the same number however the binds go.
+// N), the descriptors of the init's channels (--pass FD, repeated), which
+// bwrap gets at the same numbers however the binds go, and the write end
+// of the init's stop channel (--stop FD), which only the supervisor holds.
+// Each FD is one of the N.
 type superviseOpts struct {
 	cgroups []string
 	nproc   int
-	report  int
+	pass    []int
+	stop    int
 }
 
-const superviseUsage = "usage: PARENT N [--cgroup DIR]... [--nproc N] [--report FD] -- BWRAP [ARGS...]"
+const superviseUsage = "usage: PARENT N [--cgroup DIR]... [--nproc N] [--pass FD]... [--stop FD] -- BWRAP [ARGS...]"
 
-// only returns files with every entry but descriptor fd's nil (a
-// descriptor the child does not get), and none after it.
-func only(files []*os.File, fd int) []*os.File {
-	i := fd - 3
-	if i < 0 || i >= len(files) {
-		return nil
+// only returns files with every entry nil (a descriptor the child does
+// not get) but those of descriptors fds, and none after the last.
+func only(files []*os.File, fds []int) []*os.File {
+	var out []*os.File
+	for _, fd := range fds {
+		if f := fileAt(files, fd); f != nil {
+			for len(out) <= fd-3 {
+				out = append(out, nil)
+			}
+			out[fd-3] = f
+		}
 	}
-	out := make([]*os.File, i+1)
-	out[i] = files[i]
 	return out
+}
+
+// fileAt returns the entry of files that is descriptor fd, or nil.
+func fileAt(files []*os.File, fd int) *os.File {
+	if i := fd - 3; i >= 0 && i < len(files) {
+		return files[i]
+	}
+	return nil
 }
 
 // superviseArgs parses PARENT N [OPTIONS] -- ARGV....
@@ -160,9 +181,15 @@ func superviseArgs(args []string) (parent, n int, opts superviseOpts, argv []str
 			if opts.nproc, err = strconv.Atoi(rest[1]); err != nil {
 				return 0, 0, opts, nil, fmt.Errorf("%s: --nproc: %w", SuperviseCommand, err)
 			}
-		case "--report":
-			if opts.report, err = strconv.Atoi(rest[1]); err != nil {
-				return 0, 0, opts, nil, fmt.Errorf("%s: --report: %w", SuperviseCommand, err)
+		case "--pass":
+			fd, err := strconv.Atoi(rest[1])
+			if err != nil {
+				return 0, 0, opts, nil, fmt.Errorf("%s: --pass: %w", SuperviseCommand, err)
+			}
+			opts.pass = append(opts.pass, fd)
+		case "--stop":
+			if opts.stop, err = strconv.Atoi(rest[1]); err != nil {
+				return 0, 0, opts, nil, fmt.Errorf("%s: --stop: %w", SuperviseCommand, err)
 			}
 		default:
 			return 0, 0, opts, nil, fmt.Errorf("%s: %s: unknown option %q", SuperviseCommand, superviseUsage, rest[0])
@@ -175,13 +202,20 @@ func superviseArgs(args []string) (parent, n int, opts superviseOpts, argv []str
 	return parent, n, opts, rest[1:], nil
 }
 
-// supervise passes signals into the sandbox until bwrap exits.
-func supervise(cmd *exec.Cmd, sigs <-chan os.Signal) (int, error) {
+// supervise passes signals into the sandbox until bwrap exits. Before
+// the first, it writes a byte on stop (when there is one): the sandbox's
+// init then knows, when the step exits of that signal, that the runner is
+// stopping it (see [RunInit]).
+func supervise(cmd *exec.Cmd, sigs <-chan os.Signal, stop *os.File) (int, error) {
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
 	for {
 		select {
 		case s := <-sigs:
+			if stop != nil {
+				_, _ = stop.Write([]byte{1})
+				stop = nil
+			}
 			signalInside(cmd.Process.Pid, s.(syscall.Signal))
 		case err := <-waited:
 			return exitStatus(cmd, err)

@@ -1,61 +1,73 @@
 package proc_test
 
 import (
-	"bufio"
+	"fmt"
 	"os/exec"
-	"slices"
-	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"kusaw.dev/step/internal/proc"
 )
 
-// TestDescendantPids: the processes below a pid, children and
-// grandchildren, and nothing beside it (issue 11 item 6: the sandbox's
-// init kills only its own tree).
-func TestDescendantPids(t *testing.T) {
+func init() { fakes["descendants"] = descendants }
+
+// descendants starts a sleep in its group and a setsid one, then prints
+// what Descendants and DescendantPids find, one line each, and ends both.
+func descendants() error {
+	member := exec.Command("sleep", "1000")
+	daemon := exec.Command("sleep", "1001")
+	daemon.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	for _, c := range []*exec.Cmd{member, daemon} {
+		if err := c.Start(); err != nil {
+			return err
+		}
+		defer func() { c.Process.Kill(); c.Wait() }()
+	}
+	grouped, detached := proc.Descendants(syscall.Getpgrp())
+	fmt.Println("member", member.Process.Pid, "daemon", daemon.Process.Pid)
+	fmt.Println("grouped", grouped)
+	fmt.Println("detached", detached)
+	fmt.Println("all", proc.DescendantPids(-1))
+	fmt.Println("outside", proc.DescendantPids(syscall.Getpgrp()))
+	return nil
+}
+
+// TestDescendants: what is below the caller, split by its process group,
+// and nothing beside it (issue 11 item 6: the sandbox's init kills only
+// its own tree, and spares the group when the step was stopped).
+func TestDescendants(t *testing.T) {
 	t.Parallel()
-	beside := exec.Command("sleep", "1000")
+	beside := exec.Command("sleep", "1002")
 	if err := beside.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { beside.Process.Kill(); beside.Wait() })
-	root := exec.Command("/bin/sh", "-c", `sleep 1000 & a=$!; /bin/sh -c 'sleep 1000 & echo $!; wait' & echo $a; wait`)
-	out, err := root.StdoutPipe()
+	cmd := helperCommand(t, "descendants")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("fake: %v: %s", err, out)
 	}
-	if err := root.Start(); err != nil {
-		t.Fatal(err)
+	lines := strings.Split(string(out), "\n")
+	var m, d int
+	if len(lines) < 5 {
+		t.Fatalf("fake said %q", out)
 	}
-	t.Cleanup(func() {
-		for _, pid := range proc.DescendantPids(root.Process.Pid) {
-			exec.Command("kill", "-9", strconv.Itoa(pid)).Run()
+	fmt.Sscanf(lines[0], "member %d daemon %d", &m, &d)
+	want := []string{
+		fmt.Sprintf("grouped [%d (sleep 1000)]", m),
+		fmt.Sprintf("detached [%d (sleep 1001)]", d),
+		fmt.Sprintf("all [%d %d]", m, d),
+		fmt.Sprintf("outside [%d]", d),
+	}
+	for i, w := range want {
+		got := lines[i+1]
+		if i == 2 && got == fmt.Sprintf("all [%d %d]", d, m) {
+			continue // /proc's order
 		}
-		root.Process.Kill()
-		root.Wait()
-	})
-	r := bufio.NewReader(out)
-	var want []int
-	for range 2 { // the child sleep and the grandchild sleep, in either order
-		line, _ := r.ReadString('\n')
-		pid, err := strconv.Atoi(strings.TrimSpace(line))
-		if err != nil {
-			t.Fatalf("shell said %q", line)
+		if got != w {
+			t.Errorf("%s; want %s (the sleep beside it is %d)", got, w, beside.Process.Pid)
 		}
-		want = append(want, pid)
-	}
-	got := proc.DescendantPids(root.Process.Pid)
-	for _, pid := range want {
-		if !slices.Contains(got, pid) {
-			t.Errorf("descendants %v lack sleep %d", got, pid)
-		}
-	}
-	if slices.Contains(got, beside.Process.Pid) || slices.Contains(got, root.Process.Pid) {
-		t.Errorf("descendants %v hold the process beside (%d) or the root (%d)", got, beside.Process.Pid, root.Process.Pid)
-	}
-	if len(got) != 3 { // the two sleeps and the inner shell
-		t.Errorf("descendants %v; want the two sleeps and the inner shell", got)
 	}
 }

@@ -124,14 +124,13 @@ func (p *Process) KillOrphans() []Left {
 }
 
 // Descendants returns the live descendants of the calling process, as
-// /proc shows them, split by whether each is in the caller's process
-// group. Run by a child subreaper once the process it started has
-// exited, that is everything left running below it: the members of its
+// /proc shows them, split by whether each is in process group pgrp (the
+// step's). Run by a child subreaper once the step it started has exited,
+// that is everything left running below it: the members of the step's
 // group and those that left it (a setsid daemon), re-parented to it. It
 // never names a process outside the caller's tree, wherever it runs.
-func Descendants() (grouped, detached []Left) {
-	self, pgrp := os.Getpid(), syscall.Getpgrp()
-	for _, s := range descendantStats(self) {
+func Descendants(pgrp int) (grouped, detached []Left) {
+	for _, s := range descendantStats(os.Getpid()) {
 		l := Left{Pid: s.pid, Command: command(s)}
 		if s.pgrp == pgrp {
 			grouped = append(grouped, l)
@@ -142,11 +141,14 @@ func Descendants() (grouped, detached []Left) {
 	return grouped, detached
 }
 
-// DescendantPids returns the pids of the live descendants of pid.
-func DescendantPids(pid int) []int {
+// DescendantPids returns the pids of the live descendants of the calling
+// process but those in process group except (-1: none excepted).
+func DescendantPids(except int) []int {
 	var pids []int
-	for _, s := range descendantStats(pid) {
-		pids = append(pids, s.pid)
+	for _, s := range descendantStats(os.Getpid()) {
+		if except < 0 || s.pgrp != except {
+			pids = append(pids, s.pid)
+		}
 	}
 	return pids
 }

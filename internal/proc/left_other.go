@@ -18,7 +18,7 @@ func (p *Process) noteMembers() {}
 func (p *Process) KillOrphans() []Left { return nil }
 
 // Descendants returns nothing: finding processes needs Linux's /proc.
-func Descendants() (grouped, detached []Left) { return nil, nil }
+func Descendants(pgrp int) (grouped, detached []Left) { return nil, nil }
 
 // DescendantPids returns nothing: finding processes needs Linux's /proc.
-func DescendantPids(pid int) []int { return nil }
+func DescendantPids(except int) []int { return nil }
