@@ -9,6 +9,7 @@
 //	reason, _ := sandbox.Reason(err)            // sandbox_unavailable, secret_not_declared, dependency_missing
 //	cmd.Env = plan.Env
 //	sb, err := sandbox.Wrap(cmd, plan.Policy) // starts the proxy when needed
+//	left, more := sb.Leftovers(stopped)       // after cmd.Wait: processes_left
 //	defer sb.Close()                          // after cmd.Wait
 //	stdout := plan.Masker(cappedLog)          // before truncation
 //
@@ -21,7 +22,11 @@
 // the runner. The runner's own binary stands between the runner and bwrap
 // ([RunSupervisor], the hidden subcommand [SuperviseCommand]) so that a
 // SIGTERM reaches the step: bwrap alone would die of it and SIGKILL the
-// step. On macOS it is a seatbelt profile ([SeatbeltProfile]) run
+// step. Inside, the same binary is the step's init ([RunInit], the hidden
+// subcommand [InitCommand]): once the step exits it reports what the
+// step left running, which the pid namespace would otherwise kill unseen,
+// and kills it; the runner reads the report with [Sandbox.Leftovers].
+// On macOS it is a seatbelt profile ([SeatbeltProfile]) run
 // through sandbox-exec. Elsewhere [Wrap] returns [ErrUnavailable].
 //
 // With a network allowlist the step reaches the [Proxy] through a unix
