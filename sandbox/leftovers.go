@@ -70,8 +70,8 @@ func reportCommand(cmd string) string {
 // decodeReport reads the init's report: the processes left and how many
 // more were not listed. Members of the step's group are left out when
 // stopped: the runner stopped the step, SIGTERM reached each of them too,
-// and one may still have been on its way out when the step exited (as
-// without a sandbox, where the group gets its grace).
+// and the init left them their grace to end of it, as the runner gives a
+// group without a sandbox.
 func decodeReport(data []byte, stopped bool) (left []proc.Left, more int) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
