@@ -143,9 +143,10 @@ func waitStep(pid int) (unix.WaitStatus, error) {
 	}
 }
 
-// liveChild reaps the init's dead children and reports whether a live
-// one is left. Once the step has exited that is the only way a process
-// can be left below the init: each one orphaned is re-parented to it.
+// liveChild reaps the caller's dead children and reports whether a live
+// one is left. For a subreaper (the init, the supervisor) whose own child
+// has exited, that is the only way a process can be left below it: each
+// one orphaned is re-parented to it.
 func liveChild() bool {
 	for {
 		pid, err := unix.Wait4(-1, nil, unix.WNOHANG, nil)

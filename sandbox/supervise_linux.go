@@ -248,28 +248,15 @@ func signalInside(root int, sig syscall.Signal) {
 // each, until it has no child.
 func reapAll() {
 	for {
-		if !childAlive() {
-			return // no child: nothing to kill, and no need to read every process of the machine to know it
+		if !liveChild() {
+			// Most often none is left: the pid namespace's init took the
+			// sandbox with it. Then there is nothing to kill, and no need
+			// to read every process of the machine to know it.
+			return
 		}
 		signalInside(os.Getpid(), syscall.SIGKILL)
 		if _, err := unix.Wait4(-1, nil, 0, nil); errors.Is(err, unix.ECHILD) {
 			return
-		}
-	}
-}
-
-// childAlive reaps the supervisor's children that have exited and reports
-// whether any is left. Most often none is: the pid namespace's init took
-// the sandbox with it when bwrap's child exited.
-func childAlive() bool {
-	for {
-		pid, err := unix.Wait4(-1, nil, unix.WNOHANG, nil)
-		switch {
-		case errors.Is(err, unix.ECHILD):
-			return false
-		case errors.Is(err, unix.EINTR):
-		case err != nil || pid == 0:
-			return true // a child still runs (or wait4 failed: look)
 		}
 	}
 }
