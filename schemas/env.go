@@ -3,6 +3,8 @@ package schemas
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"sync"
 )
 
 // EnvVar is one row of the protocol's environment-variable table.
@@ -13,8 +15,12 @@ type EnvVar struct {
 }
 
 // EnvVars returns the environment variables the step adapter sets, in the
-// spec's order.
-func EnvVars() []EnvVar {
+// spec's order. The slice is the caller's.
+func EnvVars() []EnvVar { return slices.Clone(envVars()) }
+
+// envVars decodes the embedded table once: every handshake and attempt
+// reads it.
+var envVars = sync.OnceValue(func() []EnvVar {
 	data, err := FS.ReadFile("env.json")
 	if err != nil {
 		panic(err) // embedded: cannot happen
@@ -26,4 +32,4 @@ func EnvVars() []EnvVar {
 		panic(fmt.Sprintf("schemas: env.json: %v", err))
 	}
 	return doc.Variables
-}
+})
