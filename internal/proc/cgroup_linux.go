@@ -208,7 +208,6 @@ func (c *Cgroup) MemoryHit() bool {
 
 // Remove kills what is left in the cgroup and removes its folders.
 func (c *Cgroup) Remove() error {
-	c.evictRunner()
 	var errs []error
 	for _, d := range c.Dirs() {
 		for range 500 { // killed processes leave within moments; at most 5 s
@@ -257,49 +256,67 @@ func keyed(dir, file, key string) int64 {
 	return 0
 }
 
-// enterThread makes the child that cmd forks from the calling (locked)
-// thread be born in c, and returns what undoes it once it has started:
-// on v2 clone3 places it (CLONE_INTO_CGROUP); on v1 the thread itself
-// moves in for the fork and back out. A nil c does nothing.
-func (c *Cgroup) enterThread(cmd *exec.Cmd) (leave func()) {
+// enter makes the child that cmd forks from the calling (locked) thread
+// be born in c, and returns what completes it once cmd has started, given
+// the child's pid. On v2 clone3 places it (CLONE_INTO_CGROUP). On v1 no
+// fork can choose its cgroup, and moving the runner's thread in for the
+// fork would take along any thread the Go runtime starts from it meanwhile,
+// and with it whatever another goroutine forks there (another attempt's
+// step, which this attempt would then kill as its own). So the child is
+// traced (PTRACE_TRACEME): it stops at its exec, before the step runs a
+// single instruction, and is moved in, then let go. A nil c does nothing.
+func (c *Cgroup) enter(cmd *exec.Cmd) (placed func(pid int) error) {
 	if c == nil {
-		return func() {}
+		return func(int) error { return nil }
 	}
 	if c.v2 != "" {
 		fd, err := unix.Open(c.v2, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		if err != nil {
-			return func() {}
+			return func(int) error { return nil }
 		}
 		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, fd
-		return func() { unix.Close(fd) }
+		return func(int) error { return unix.Close(fd) }
 	}
-	tid := []byte(strconv.Itoa(unix.Gettid()))
-	var moved []string
-	for _, d := range c.Dirs() {
-		if os.WriteFile(filepath.Join(d, "tasks"), tid, 0) == nil {
-			moved = append(moved, d)
-		}
-	}
-	return func() {
-		for _, d := range moved {
-			_ = os.WriteFile(filepath.Join(filepath.Dir(d), "tasks"), tid, 0)
-		}
-		c.evictRunner()
-	}
+	cmd.SysProcAttr.Ptrace = true
+	return c.placeTraced
 }
 
-// evictRunner moves back out every thread of the runner in c: the Go
-// runtime may have started one from the thread while it was inside.
-func (c *Cgroup) evictRunner() {
-	for _, d := range c.Dirs() {
-		b, _ := os.ReadFile(filepath.Join(d, "tasks"))
-		for _, tid := range strings.Fields(string(b)) {
-			if _, err := os.Stat("/proc/self/task/" + tid); err == nil {
-				_ = os.WriteFile(filepath.Join(filepath.Dir(d), "tasks"), []byte(tid), 0)
-			}
+// placeTraced moves the traced child pid, stopped at its exec, into c's v1
+// folders and lets it go. It must run on the thread that forked it, its
+// tracer. A child that died before it stopped is left to the caller's
+// Wait.
+func (c *Cgroup) placeTraced(pid int) error {
+	var info unix.Siginfo
+	for {
+		// WNOWAIT: an exit stays for cmd.Wait to collect.
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WSTOPPED|unix.WEXITED|unix.WNOWAIT, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
 		}
+		if err != nil {
+			return fmt.Errorf("proc: wait for the traced step: %w", err)
+		}
+		break
 	}
+	if info.Code != cldTrapped {
+		return nil // it died first: nothing runs, nothing to place
+	}
+	var errs []error
+	for _, d := range c.Dirs() {
+		errs = append(errs, os.WriteFile(filepath.Join(d, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0))
+	}
+	if err := unix.PtraceDetach(pid); err != nil {
+		_ = unix.Kill(pid, unix.SIGKILL) // stopped for good otherwise
+		return fmt.Errorf("proc: let the step go: %w", err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("proc: move the step into its cgroup: %w", err)
+	}
+	return nil
 }
+
+// cldTrapped is the siginfo code of a traced child's stop (CLD_TRAPPED).
+const cldTrapped = 4
 
 // procs returns the processes in c, the runner left out.
 func (c *Cgroup) procs() []int {

@@ -36,5 +36,5 @@ func (c *Cgroup) Remove() error        { return nil }
 // JoinCgroup fails: control groups are a Linux feature.
 func JoinCgroup([]string) error { return errors.ErrUnsupported }
 
-func (c *Cgroup) enterThread(*exec.Cmd) func() { return func() {} }
-func (c *Cgroup) procs() []int                 { return nil }
+func (c *Cgroup) enter(*exec.Cmd) func(int) error { return func(int) error { return nil } }
+func (c *Cgroup) procs() []int                    { return nil }

@@ -95,9 +95,17 @@ func groupAttr(attr *syscall.SysProcAttr) *syscall.SysProcAttr {
 func (p *Process) run(cmd *exec.Cmd, started chan<- error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	leave := p.cgroup.enterThread(cmd)
+	placed := p.cgroup.enter(cmd)
 	err := cmd.Start()
-	leave()
+	if err == nil {
+		if perr := placed(cmd.Process.Pid); perr != nil {
+			// Not in its cgroup, or stopped for good: it must not run
+			// untracked. Wait reaps it; the attempt fails to start.
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			err = perr
+		}
+	}
 	if err != nil {
 		started <- err
 		return
