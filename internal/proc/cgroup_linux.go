@@ -277,8 +277,19 @@ func (c *Cgroup) enter(cmd *exec.Cmd) (placed func(pid int) error) {
 		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, fd
 		return func(int) error { return unix.Close(fd) }
 	}
+	if !canTrace() {
+		return func(int) error { return nil } // born outside: only its group is tracked
+	}
 	cmd.SysProcAttr.Ptrace = true
 	return c.placeTraced
+}
+
+// canTrace reports whether a child may ask to be traced: not where the
+// Yama module forbids all tracing (ptrace_scope 3), under which the
+// step's start would fail.
+func canTrace() bool {
+	b, err := os.ReadFile("/proc/sys/kernel/yama/ptrace_scope")
+	return err != nil || strings.TrimSpace(string(b)) != "3"
 }
 
 // placeTraced moves the traced child pid, stopped at its exec, into c's v1
