@@ -275,7 +275,10 @@ func (c *Cgroup) enter(cmd *exec.Cmd) (placed func(pid int) error) {
 			return func(int) error { return nil }
 		}
 		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, fd
-		return func(int) error { return unix.Close(fd) }
+		return func(int) error {
+			unix.Close(fd) // the child is in: a failed close is no reason to stop it
+			return nil
+		}
 	}
 	if !canTrace() {
 		return func(int) error { return nil } // born outside: only its group is tracked
