@@ -56,7 +56,15 @@ func RunSupervisor(args []string, stdin, stdout, stderr *os.File) (int, error) {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return 1, fmt.Errorf("%s: %w", SuperviseCommand, err)
 	}
-	defer reapAll()
+	var uidLock *os.File // see lockHostUID
+	defer func() {
+		reapAll()
+		// Only now that nothing of the sandbox runs as its uid may
+		// another sandbox take it.
+		if uidLock != nil {
+			uidLock.Close()
+		}
+	}()
 	runtime.LockOSThread() // Pdeathsig follows the thread that forks bwrap; never unlocked
 	var files []*os.File
 	for i := range n {
@@ -67,10 +75,8 @@ func RunSupervisor(args []string, stdin, stdout, stderr *os.File) (int, error) {
 		// Never root: bwrap runs as an unprivileged uid of its own (see
 		// lockHostUID), which owns the binds it is given (see stageBinds)
 		// and nothing else of the host.
-		uid, lock := lockHostUID()
-		if lock != nil {
-			defer lock.Close() // held while the sandbox lives
-		}
+		var uid uint32
+		uid, uidLock = lockHostUID()
 		if argv, err = stageBinds(argv, uid); err != nil {
 			return 1, fmt.Errorf("%s: %w", SuperviseCommand, err)
 		}
