@@ -40,7 +40,12 @@ func helperRunner() int {
 	argv := os.Args[len(os.Args)-2:]
 	cmd := exec.Command(argv[0], argv[1:]...)
 	self, _ := os.Executable()
-	pol := &Policy{Backend: BackendBwrap, Network: NetworkOpen, Self: self}
+	return startAndHang(cmd, &Policy{Backend: BackendBwrap, Network: NetworkOpen, Self: self})
+}
+
+// startAndHang starts cmd in pol's sandbox, prints "started" and waits to
+// be killed: a runner the test can kill at its worst moment.
+func startAndHang(cmd *exec.Cmd, pol *Policy) int {
 	sb, err := Wrap(cmd, pol)
 	if err != nil {
 		fmt.Println("wrap:", err)
