@@ -1,16 +1,15 @@
 package step_test
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 
 	step "kusaw.dev/step"
+	"kusaw.dev/step/internal/proc"
 	"kusaw.dev/step/sandbox"
 )
 
@@ -41,7 +40,7 @@ func TestProcessesLeftUnderBwrap(t *testing.T) {
 			if rec.Sandbox == nil || rec.Sandbox.Backend != sandbox.BackendBwrap {
 				t.Fatalf("sandbox %+v; want bwrap", rec.Sandbox)
 			}
-			if pids := marked(filepath.Join(out, "artifacts")); len(pids) > 0 {
+			if pids := proc.WithEnv("KUSAW_ARTIFACTS_DIR=" + filepath.Join(out, "artifacts")); len(pids) > 0 {
 				for _, pid := range pids {
 					syscall.Kill(pid, syscall.SIGKILL)
 				}
@@ -95,28 +94,4 @@ func TestExitStatusUnderBwrap(t *testing.T) {
 			}
 		})
 	}
-}
-
-// marked returns the live processes whose environment gives artifacts
-// as KUSAW_ARTIFACTS_DIR: those of one attempt, wherever they run.
-func marked(artifacts string) []int {
-	want := []byte("KUSAW_ARTIFACTS_DIR=" + artifacts)
-	paths, _ := filepath.Glob("/proc/[0-9]*/environ")
-	var pids []int
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		for kv := range bytes.SplitSeq(data, []byte{0}) {
-			if bytes.Equal(kv, want) {
-				pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
-				if !isZombie(pid) {
-					pids = append(pids, pid)
-				}
-				break
-			}
-		}
-	}
-	return pids
 }

@@ -22,3 +22,7 @@ func Descendants(pgrp int) (grouped, detached []Left) { return nil, nil }
 
 // DescendantPids returns nothing: finding processes needs Linux's /proc.
 func DescendantPids(except int) []int { return nil }
+
+// WithEnv finds nothing: reading another process's environment needs
+// Linux's /proc.
+func WithEnv(string) []int { return nil }
