@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"kusaw.dev/step/internal/proc"
 )
@@ -87,7 +88,9 @@ func startManyInCgroups(t *testing.T) {
 		}
 		s.p.Stop(0)
 		<-s.p.Exited()
-		s.p.Reap(0)
+		if err := s.p.Reap(time.Minute); err != nil { // returns once the group is gone; the minute only bounds a hang
+			t.Error(err)
+		}
 		s.cg.Remove()
 	}
 }
