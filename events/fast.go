@@ -241,6 +241,13 @@ func (c *checker) unquote(v jsontext.Value) []byte {
 // schema validator decides.
 func (c *checker) accepts(r *rule, v jsontext.Value) bool {
 	k := v.Kind()
+	if k == '0' && r.intBounds {
+		// The commonest number, a small integer, is compared as an int64.
+		// It is a number and an integer; no enum holds a number.
+		if x, ok := smallInt(v); ok {
+			return (r.types == 0 || r.types&(tNumber|tInteger) != 0) && r.enum == nil && r.lo <= x && x <= r.hi
+		}
+	}
 	var num number
 	if k == '0' {
 		num = parseNumber(v)

@@ -67,6 +67,15 @@ var fastSeeds = []string{
 	`{"type":"progress","message":"m","percent":100.0}`,
 	`{"type":"progress","message":"m","percent":1000e-1}`,
 	`{"type":"progress","message":"m","percent":-0}`,
+	`{"type":"progress","message":"m","percent":0}`,
+	`{"type":"progress","message":"m","percent":100}`,
+	`{"type":"progress","message":"m","percent":101}`,
+	`{"type":"progress","message":"m","percent":-1}`,
+	`{"type":"progress","message":"m","percent":999999999999999999}`,
+	`{"type":"progress","message":"m","percent":-999999999999999999}`,
+	`{"type":"progress","message":"m","percent":9999999999999999999}`,
+	`{"type":"usage","tokens_input":0,"tokens_output":-0,"context_limit":999999999999999999}`,
+	`{"type":"usage","tokens_input":-1}`,
 	`{"type":"progress","message":"m","percent":-0.0e5}`,
 	`{"type":"progress","message":"m","percent":-0.0000001}`,
 	`{"type":"progress","message":"m","percent":1E400}`,
@@ -461,5 +470,25 @@ func TestCompileEventRejects(t *testing.T) {
 		if err == nil || err.Error() != tt.want {
 			t.Errorf("%s: compileEvent = %v; want %q", tt.name, err, tt.want)
 		}
+	}
+}
+
+// BenchmarkScan checks one flat progress event, the flood's unit, and
+// builds it as the view's observer would have it.
+func BenchmarkScan(b *testing.B) {
+	c := newChecker()
+	line := []byte(`{"type":"progress","message":"flooding the runner","percent":5}`)
+	for _, bc := range []struct {
+		name  string
+		build []bool
+	}{{"check", nil}, {"build", c.buildAll}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if k, _, _ := c.scan(line, bc.build); k != lineEvent {
+					b.Fatalf("kind %d; want an event", k)
+				}
+			}
+		})
 	}
 }

@@ -3,10 +3,9 @@ package events
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"reflect"
 	"unicode/utf8"
-
-	"github.com/go-json-experiment/json/jsontext"
 
 	"kusaw.dev/step/protocol"
 )
@@ -22,12 +21,19 @@ import (
 // syntax error) sends the line to the decoder, which decides as before.
 // FuzzFastPath holds both paths to the schema validator.
 
-// member is one member of a flat object: its name and value, raw, and the
-// index of its property in the event's spec, once flat has found it.
+// member is one member of a flat object: where its name and value are in
+// the line, raw, and the index of its property in the event's spec, once
+// flat has found it. It holds positions, not slices: without a pointer in
+// it, keeping one is a plain store.
 type member struct {
-	name, value []byte
+	name, value span
 	prop        int
 }
+
+// span is where bytes are in the line being checked.
+type span struct{ start, end int }
+
+func (s span) in(line []byte) []byte { return line[s.start:s.end] }
 
 // flat checks line as a flat event and builds it when build asks for its
 // type (see scan). ok false means that the decoder must decide.
@@ -36,15 +42,18 @@ func (c *checker) flat(line []byte, build []bool) (spec *eventSpec, ev protocol.
 	if !ok {
 		return nil, nil, false
 	}
-	spec = c.flatType(ms)
+	spec = c.flatType(line, ms)
 	if spec == nil {
 		return nil, nil, false
 	}
 	var seen uint64
 	for j := range ms {
 		m := &ms[j]
-		i := spec.index(m.name[1 : len(m.name)-1])
-		if i < 0 || seen&(1<<i) != 0 || !c.accepts(&spec.props[i].rule, jsontext.Value(m.value)) {
+		// The value of "type" named spec, whose rule is {"const": name}
+		// (compileRules makes sure): only its other members need a check.
+		name := m.name.in(line)
+		i := spec.index(name[1 : len(name)-1])
+		if i < 0 || seen&(1<<i) != 0 || 1<<i != spec.typeBit && !c.accepts(&spec.props[i].rule, m.value.in(line)) {
 			return nil, nil, false
 		}
 		seen |= 1 << i
@@ -54,29 +63,29 @@ func (c *checker) flat(line []byte, build []bool) (spec *eventSpec, ev protocol.
 		return nil, nil, false
 	}
 	if wanted(build, spec) {
-		ev = c.flatBuild(spec, ms)
+		ev = c.flatBuild(spec, line, ms)
 	}
 	return spec, ev, true
 }
 
 // flatType returns the spec of the event type the members name, or nil.
-func (c *checker) flatType(ms []member) *eventSpec {
+func (c *checker) flatType(line []byte, ms []member) *eventSpec {
 	for _, m := range ms {
-		if string(m.name) == `"type"` && m.value[0] == '"' {
-			return c.rules.lookup(m.value[1 : len(m.value)-1])
+		if name, value := m.name.in(line), m.value.in(line); string(name) == `"type"` && value[0] == '"' {
+			return c.rules.lookup(value[1 : len(value)-1])
 		}
 	}
 	return nil
 }
 
 // flatBuild builds the event of type spec from valid members.
-func (c *checker) flatBuild(spec *eventSpec, ms []member) protocol.Event {
+func (c *checker) flatBuild(spec *eventSpec, line []byte, ms []member) protocol.Event {
 	ev := spec.newEvent()
 	elem := reflect.ValueOf(ev).Elem()
 	for _, m := range ms {
 		p := &spec.props[m.prop]
 		if p.field != nil {
-			c.set(elem.FieldByIndex(p.field), p, jsontext.Value(m.value))
+			c.set(elem.FieldByIndex(p.field), p, m.value.in(line))
 		}
 	}
 	return ev
@@ -96,18 +105,19 @@ func (c *checker) flatMembers(line []byte) (ms []member, ok bool) {
 		return nil, false
 	}
 	for i = skipSpace(line, i+1); ; i = skipSpace(line, i+1) { // after '{' or ','
-		name, j, ok := plainString(line, i)
+		_, j, ok := plainString(line, i)
 		if !ok || len(ms) == maxFlat {
 			return nil, false
 		}
+		name := span{i, j}
 		if j = skipSpace(line, j); j == len(line) || line[j] != ':' {
 			return nil, false
 		}
-		value, j, ok := plainValue(line, skipSpace(line, j+1))
-		if !ok {
+		at := skipSpace(line, j+1)
+		if _, j, ok = plainValue(line, at); !ok {
 			return nil, false
 		}
-		ms = append(ms, member{name: name, value: value})
+		ms = append(ms, member{name: name, value: span{at, j}})
 		if i = skipSpace(line, j); i == len(line) || line[i] != ',' {
 			break
 		}
@@ -148,44 +158,59 @@ func plainString(line []byte, i int) (s []byte, end int, ok bool) {
 	if i == len(line) || line[i] != '"' {
 		return nil, 0, false
 	}
-	n := bytes.IndexByte(line[i+1:], '"')
-	if n < 0 {
+	// The common string is printable ASCII: find its first byte that is
+	// not, eight at a time. Then only a quote ends it plainly; a
+	// backslash or a control character means it is not plain, and other
+	// UTF-8 is checked the slow way.
+	j := i + 1
+	for ; j+8 <= len(line); j += 8 {
+		if m := special(binary.LittleEndian.Uint64(line[j:])); m != 0 {
+			j += bits.TrailingZeros64(m) / 8
+			break
+		}
+	}
+	for j < len(line) && !isSpecial(line[j]) {
+		j++
+	}
+	switch {
+	case j == len(line):
+		return nil, 0, false
+	case line[j] == '"':
+		return line[i : j+1], j + 1, true
+	case line[j] < utf8.RuneSelf:
 		return nil, 0, false
 	}
-	body := line[i+1 : i+1+n]
-	if !plainASCII(body) && !plainUTF8(body) {
+	n := bytes.IndexByte(line[j:], '"')
+	if n < 0 || !plainUTF8(line[j:j+n]) {
 		return nil, 0, false
 	}
-	end = i + n + 2
+	end = j + n + 1
 	return line[i:end], end, true
 }
 
-// Bytes repeated in every byte of a word, for plainASCII.
+// Bytes repeated in every byte of a word, for special.
 const (
 	ones      = 0x0101010101010101
 	highBits  = 0x8080808080808080
+	quote     = '"' * ones
 	backslash = '\\' * ones
 	space     = ' ' * ones
 )
 
-// plainASCII reports whether b is printable ASCII without a backslash,
-// eight bytes at a time: the common string, which plainUTF8 then need not
-// look at. In a word x, x-space&^x&highBits is not zero when a byte is
-// below ' ', and so is the same of x^backslash when a byte is '\\'.
-func plainASCII(b []byte) bool {
-	for ; len(b) >= 8; b = b[8:] {
-		x := binary.LittleEndian.Uint64(b)
-		y := x ^ backslash
-		if (x|(x-space)&^x|(y-ones)&^y)&highBits != 0 {
-			return false
-		}
-	}
-	for _, c := range b {
-		if c < ' ' || c == '\\' || c >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
+// special returns the high bit of each byte of x, read little-endian, that
+// isSpecial, or that follows one: the lowest set bit is exact, which is
+// all plainString needs. y-ones&^y&highBits marks a zero byte of y (and
+// maybe bytes above it), so a byte equal to the quote or the backslash;
+// x-space&^x marks a byte below ' '; x itself, a byte of 0x80 or more.
+func special(x uint64) uint64 {
+	q, b := x^quote, x^backslash
+	return (x | (x-space)&^x | (q-ones)&^q | (b-ones)&^b) & highBits
+}
+
+// isSpecial reports whether c ends a plain ASCII run: a quote, a
+// backslash, a control character or a byte of multibyte UTF-8.
+func isSpecial(c byte) bool {
+	return c == '"' || c == '\\' || c < ' ' || c >= utf8.RuneSelf
 }
 
 // plainUTF8 reports whether b is valid UTF-8 without a backslash or a

@@ -40,8 +40,8 @@ func TestFlatTakesPlainLines(t *testing.T) {
 	}
 }
 
-// plainByteByByte is what plainASCII and plainUTF8 together must say of
-// b: no control byte, no backslash, valid UTF-8.
+// plainByteByByte reports whether b is a plain string's body: no control
+// byte, no backslash, valid UTF-8.
 func plainByteByByte(b []byte) bool {
 	for _, c := range b {
 		if c < ' ' || c == '\\' {
@@ -51,9 +51,33 @@ func plainByteByByte(b []byte) bool {
 	return utf8.Valid(b)
 }
 
-// The word-at-a-time check agrees with the byte-by-byte one for every
-// byte value at every position of strings around a word's length, where
-// a borrow between bytes could fool it.
+// plainStringByteByByte is what plainString must say of the string at
+// line[0]: it ends at the first quote after the opening one, and is plain
+// when its body is.
+func plainStringByteByByte(line []byte) (end int, ok bool) {
+	if len(line) == 0 || line[0] != '"' {
+		return 0, false
+	}
+	q := bytes.IndexByte(line[1:], '"')
+	if q < 0 || !plainByteByByte(line[1:1+q]) {
+		return 0, false
+	}
+	return q + 2, true
+}
+
+// checkPlainString compares plainString with the byte-by-byte reading.
+func checkPlainString(t *testing.T, line []byte) {
+	t.Helper()
+	s, end, ok := plainString(line, 0)
+	wantEnd, wantOK := plainStringByteByByte(line)
+	if ok != wantOK || ok && (end != wantEnd || !bytes.Equal(s, line[:end])) {
+		t.Fatalf("plainString(%q) = %q, %d, %v; want end %d, %v", line, s, end, ok, wantEnd, wantOK)
+	}
+}
+
+// The word-at-a-time scan agrees with the byte-by-byte one for every byte
+// value at every position of strings around a word's length, where a
+// borrow between bytes could fool it, whatever follows the string.
 func TestPlainStringWordCheck(t *testing.T) {
 	for n := 1; n <= 17; n++ {
 		for pos := range n {
@@ -63,9 +87,8 @@ func TestPlainStringWordCheck(t *testing.T) {
 				if pos > 0 {
 					b[pos-1] = 0x21 // just above a control byte, to tempt a borrow
 				}
-				got := plainASCII(b) || plainUTF8(b)
-				if want := plainByteByByte(b); got != want {
-					t.Fatalf("%q: plain %v; want %v", b, got, want)
+				for _, tail := range []string{`"`, `","x":1}`, `\"`, "\x00\"", ""} {
+					checkPlainString(t, append(append([]byte{'"'}, b...), tail...))
 				}
 			}
 		}
@@ -73,11 +96,9 @@ func TestPlainStringWordCheck(t *testing.T) {
 }
 
 func FuzzPlainString(f *testing.F) {
-	f.Add([]byte("step 3 of 9"))
-	f.Add([]byte("é\\n\x1f\x7f ok"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := plainASCII(b) || plainUTF8(b), plainByteByByte(b); got != want {
-			t.Fatalf("%q: plain %v; want %v", b, got, want)
-		}
+	f.Add([]byte("\"step 3 of 9\",\"x\":1}"))
+	f.Add([]byte("\"é\\n\x1f\x7f ok\""))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		checkPlainString(t, line)
 	})
 }

@@ -61,6 +61,29 @@ func parseNumber(lit []byte) number {
 	return n
 }
 
+// smallInt returns the value of lit, a valid JSON number, when it is an
+// integer of at most 18 digits written without a fraction or an exponent:
+// one an int64 holds. ok is false for any other number.
+func smallInt(lit []byte) (x int64, ok bool) {
+	neg := lit[0] == '-'
+	if neg {
+		lit = lit[1:]
+	}
+	if len(lit) > 18 {
+		return 0, false
+	}
+	for _, c := range lit {
+		if !isDigit(c) {
+			return 0, false
+		}
+		x = x*10 + int64(c-'0')
+	}
+	if neg {
+		x = -x
+	}
+	return x, true
+}
+
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // parseExp parses an exponent ("+5", "-12", "007") as strconv.ParseInt

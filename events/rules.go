@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"math"
 	"path"
 	"reflect"
 	"slices"
@@ -44,6 +45,10 @@ type rule struct {
 	types    typeSet   // allowed types; 0 allows any
 	enum     []literal // allowed values (const is an enum of one); nil allows any
 	min, max *number   // inclusive bounds of a number; nil for none
+	// The bounds as int64s, math.MinInt64 and math.MaxInt64 for none,
+	// when intBounds: each is absent or an integer an int64 holds.
+	lo, hi    int64
+	intBounds bool
 }
 
 // prop is one property of an event schema.
@@ -254,7 +259,24 @@ func compileRule(p map[string]any) (rule, error) {
 	if r.max, err = compileBound(p["maximum"]); err != nil {
 		return r, fmt.Errorf("maximum: %w", err)
 	}
+	lo, loOK := intBound(r.min, math.MinInt64)
+	hi, hiOK := intBound(r.max, math.MaxInt64)
+	r.lo, r.hi, r.intBounds = lo, hi, loOK && hiOK
 	return r, nil
+}
+
+// intBound returns bound n as an int64, or none when n is nil, and
+// whether it is either: an integer of at most 18 digits is.
+func intBound(n *number, none int64) (int64, bool) {
+	switch {
+	case n == nil:
+		return none, true
+	case n.zero():
+		return 0, true
+	case !n.isInt() || n.msd() >= 18:
+		return 0, false
+	}
+	return n.int64Value(), true
 }
 
 // compileTypes compiles "type": absent, a name or a list of names.
