@@ -87,7 +87,9 @@ var buildOnce = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "kusaw-step"), ".").CombinedOutput(); err != nil {
+	build := exec.Command("go", "build", "-o", filepath.Join(dir, "kusaw-step"), ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as make build makes it
+	if out, err := build.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build: %v\n%s", err, out)
 	}
 	hello := filepath.Join(dir, "hello")
