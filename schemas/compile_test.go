@@ -2,6 +2,7 @@ package schemas
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -37,35 +38,45 @@ func TestTrustSkipsTheMetaschema(t *testing.T) {
 // Each kind is compiled on first use, alone: validating a handshake does
 // not compile the request's schema.
 func TestCompileOnlyWhatIsUsed(t *testing.T) {
-	compiled.Lock()
-	compiled.c, compiled.kinds = nil, nil
-	compiled.Unlock()
+	forgetCompiled()
 	if err := Validate("handshake", map[string]any{}); err == nil {
 		t.Fatal("Validate(handshake, {}) = nil; want problems")
 	}
-	compiled.Lock()
-	defer compiled.Unlock()
-	if len(compiled.kinds) != 1 || compiled.kinds["handshake"] == nil {
-		t.Errorf("compiled kinds after one handshake: %v; want only handshake", compiled.kinds)
+	if kinds := compiledKinds(); !slices.Equal(kinds, []string{"handshake"}) {
+		t.Errorf("compiled kinds after one handshake: %v; want only handshake", kinds)
 	}
 }
 
 // Precompile compiles what it is asked for, and nothing else, and names
 // an unknown kind.
 func TestPrecompile(t *testing.T) {
-	compiled.Lock()
-	compiled.c, compiled.kinds = nil, nil
-	compiled.Unlock()
+	forgetCompiled()
 	if err := Precompile("handshake", "result"); err != nil {
 		t.Fatal(err)
 	}
-	compiled.Lock()
-	n := len(compiled.kinds)
-	compiled.Unlock()
-	if n != 2 {
-		t.Errorf("%d kinds compiled; want handshake and result", n)
+	if kinds := compiledKinds(); !slices.Equal(kinds, []string{"handshake", "result"}) {
+		t.Errorf("compiled kinds: %v; want handshake and result", kinds)
 	}
 	if err := Precompile("nope"); !errors.Is(err, ErrUnknownKind) {
 		t.Errorf("Precompile(nope) = %v; want ErrUnknownKind", err)
 	}
+}
+
+// forgetCompiled starts the package's compiled schemas afresh.
+func forgetCompiled() {
+	compiled.Lock()
+	defer compiled.Unlock()
+	compiled.c = nil
+	compiled.kinds.Clear()
+}
+
+// compiledKinds lists the kinds compiled so far, sorted.
+func compiledKinds() []string {
+	var kinds []string
+	compiled.kinds.Range(func(k, _ any) bool {
+		kinds = append(kinds, k.(string))
+		return true
+	})
+	slices.Sort(kinds)
+	return kinds
 }

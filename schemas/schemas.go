@@ -85,30 +85,35 @@ func Source(kind string) ([]byte, error) {
 
 // compiled holds the embedded schemas compiled so far, by kind. A command
 // compiles only the kinds it validates, on first use: compiling all of them
-// would cost every run of the runner tens of milliseconds.
+// would cost every run of the runner tens of milliseconds. One kind is
+// compiled at a time (the compiler is not safe for concurrent use), but a
+// kind already compiled is looked up without waiting for another's
+// compile: the handshake is checked while the result's schema compiles.
 var compiled struct {
-	sync.Mutex
-	c     *jsonschema.Compiler // loads embedded files as references need them
-	kinds map[string]*jsonschema.Schema
+	sync.Mutex                      // held while compiling
+	c          *jsonschema.Compiler // loads embedded files as references need them
+	kinds      sync.Map             // kind → *jsonschema.Schema
 }
 
 // schemaOf returns the compiled schema of kind, a kind [file] knows.
 func schemaOf(kind string) (*jsonschema.Schema, error) {
+	if s, ok := compiled.kinds.Load(kind); ok {
+		return s.(*jsonschema.Schema), nil
+	}
 	compiled.Lock()
 	defer compiled.Unlock()
-	if s, ok := compiled.kinds[kind]; ok {
-		return s, nil
+	if s, ok := compiled.kinds.Load(kind); ok { // compiled while we waited
+		return s.(*jsonschema.Schema), nil
 	}
 	if compiled.c == nil {
 		compiled.c = newCompiler(true)
-		compiled.kinds = make(map[string]*jsonschema.Schema)
 	}
 	name, _ := file(kind)
 	s, err := compiled.c.Compile(BaseURL + name)
 	if err != nil {
 		return nil, fmt.Errorf("schemas: compile %s: %w", name, err)
 	}
-	compiled.kinds[kind] = s
+	compiled.kinds.Store(kind, s)
 	return s, nil
 }
 
