@@ -45,7 +45,10 @@ func (s *eventSpec) bind() error {
 		if err := fits(t, &p.rule); err != nil {
 			return fmt.Errorf("property %q: field %s: %w", p.name, s.goType, err)
 		}
-		p.field, p.ptr = idx, t.Kind() == reflect.Pointer
+		p.field, p.offset, p.kind, p.ptr = idx, fieldOffset(s.goType, idx), t.Kind(), t.Kind() == reflect.Pointer
+		if p.ptr {
+			p.kind = t.Elem().Kind()
+		}
 	}
 	if len(fields) > 0 {
 		return fmt.Errorf("fields %v of %s: no property in the schema", slices.Sorted(maps.Keys(fields)), s.goType)
@@ -54,6 +57,17 @@ func (s *eventSpec) bind() error {
 		return fmt.Errorf("%T is the event of type %q, not %q", ev, ev.EventType(), s.name)
 	}
 	return nil
+}
+
+// fieldOffset returns the offset in struct t of the field at index path
+// idx, which descends only into structs embedded by value.
+func fieldOffset(t reflect.Type, idx []int) uintptr {
+	var off uintptr
+	for _, i := range idx {
+		f := t.Field(i)
+		off, t = off+f.Offset, f.Type
+	}
+	return off
 }
 
 // jsonFields adds to out the index path of every exported field of struct

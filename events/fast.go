@@ -3,6 +3,7 @@ package events
 import (
 	"bytes"
 	"reflect"
+	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -194,10 +195,7 @@ func (c *checker) result(line []byte) lineKind {
 // nil, stores their values in it. typeRead reports that the "type" member
 // was already read (and checked).
 func (c *checker) event(line []byte, spec *eventSpec, typeRead bool, ev protocol.Event) bool {
-	var elem reflect.Value
-	if ev != nil {
-		elem = reflect.ValueOf(ev).Elem()
-	}
+	base := eventPointer(ev)
 	var seen uint64
 	if typeRead {
 		seen = spec.typeBit
@@ -220,7 +218,7 @@ func (c *checker) event(line []byte, spec *eventSpec, typeRead bool, ev protocol
 			return false
 		}
 		if ev != nil && p.field != nil {
-			c.set(elem.FieldByIndex(p.field), p, v)
+			c.set(base, p, v)
 		}
 		seen |= 1 << i
 	}
@@ -310,47 +308,47 @@ func (c *checker) inEnum(enum []literal, k jsontext.Kind, v jsontext.Value) bool
 	return false
 }
 
-// set stores the valid value v of property p in the event field f, of a
-// type that [fits] the rule: string, bool, float64 or int64, or a pointer
-// to one (left nil for null).
-func (c *checker) set(f reflect.Value, p *prop, v jsontext.Value) {
-	if p.ptr {
-		c.setPtr(f, v)
-		return
+// eventPointer returns where the event ev points, nil for none.
+func eventPointer(ev protocol.Event) unsafe.Pointer {
+	if ev == nil {
+		return nil
 	}
-	switch f.Kind() {
-	case reflect.String:
-		f.SetString(string(c.unquote(v)))
-	case reflect.Bool:
-		f.SetBool(v.Kind() == 't')
-	case reflect.Float64:
-		f.SetFloat(float64Value(v))
-	case reflect.Int64:
-		f.SetInt(int64Of(v))
-	}
+	return reflect.ValueOf(ev).UnsafePointer()
 }
 
-// setPtr is set for a pointer field.
-func (c *checker) setPtr(f reflect.Value, v jsontext.Value) {
-	if v.Kind() == 'n' {
+// set stores the valid value v of property p in its field of the event at
+// base. The field's offset and type are the ones bind found in the event's
+// Go type, and [fits] made sure that the type holds every value the rule
+// allows: string, bool, float64 or int64, or a pointer to one (left nil
+// for null). Stored through its offset, a value costs no reflection.
+func (c *checker) set(base unsafe.Pointer, p *prop, v jsontext.Value) {
+	if p.ptr && v.Kind() == 'n' {
 		return
 	}
-	var x any
-	switch f.Type().Elem().Kind() {
+	at := unsafe.Add(base, p.offset)
+	switch p.kind {
 	case reflect.String:
-		x = ptrTo(string(c.unquote(v)))
+		store(at, p.ptr, string(c.unquote(v)))
 	case reflect.Bool:
-		x = ptrTo(v.Kind() == 't')
+		store(at, p.ptr, v.Kind() == 't')
 	case reflect.Float64:
-		x = ptrTo(float64Value(v))
+		store(at, p.ptr, float64Value(v))
 	case reflect.Int64:
-		x = ptrTo(int64Of(v))
+		store(at, p.ptr, int64Of(v))
 	}
-	f.Set(reflect.ValueOf(x))
 }
 
 // ptrTo returns a pointer to a new copy of x.
 func ptrTo[T any](x T) *T { return &x }
+
+// store stores x in the field at at, of type T, or *T when ptr.
+func store[T any](at unsafe.Pointer, ptr bool, x T) {
+	if ptr {
+		*(**T)(at) = ptrTo(x) // a copy of x on the heap; x itself stays on the stack
+		return
+	}
+	*(*T)(at) = x
+}
 
 // int64Of returns the integer v, saturated to the int64 range.
 func int64Of(v jsontext.Value) int64 {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
-	"reflect"
 	"unicode/utf8"
 
 	"kusaw.dev/step/protocol"
@@ -81,11 +80,11 @@ func (c *checker) flatType(line []byte, ms []member) *eventSpec {
 // flatBuild builds the event of type spec from valid members.
 func (c *checker) flatBuild(spec *eventSpec, line []byte, ms []member) protocol.Event {
 	ev := spec.newEvent()
-	elem := reflect.ValueOf(ev).Elem()
+	base := eventPointer(ev)
 	for _, m := range ms {
 		p := &spec.props[m.prop]
 		if p.field != nil {
-			c.set(elem.FieldByIndex(p.field), p, m.value.in(line))
+			c.set(base, p, m.value.in(line))
 		}
 	}
 	return ev

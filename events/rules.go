@@ -53,10 +53,12 @@ type rule struct {
 
 // prop is one property of an event schema.
 type prop struct {
-	name  string
-	rule  rule
-	field []int // index path of its field in the Go event type; nil for "type"
-	ptr   bool  // the field is a pointer (nil for null, absent)
+	name   string
+	rule   rule
+	field  []int        // index path of its field in the Go event type; nil for "type"
+	offset uintptr      // the field's offset in the Go event type
+	kind   reflect.Kind // what the field holds: String, Bool, Float64 or Int64
+	ptr    bool         // the field is a pointer to it (nil for null, absent)
 }
 
 // eventSpec is one event type compiled from its schema.
