@@ -25,7 +25,8 @@ type view struct {
 	drawn  bool      // a status line is on screen
 	drewAt time.Time // when the status line was last drawn
 	last   string
-	done   chan struct{} // closed by stop; ends the ticker
+	shown  map[string]bool // the artifact paths printed, at most maxShownArtifacts
+	done   chan struct{}   // closed by stop; ends the ticker
 	ticker sync.WaitGroup
 	once   sync.Once
 	tty    ttyView // an interactive step has the screen
@@ -115,11 +116,32 @@ func (v *view) event(ev protocol.Event) {
 	case *protocol.AgentAction:
 		v.lineLocked("  · " + e.Summary)
 	case *protocol.ArtifactEvent:
-		v.lineLocked("  artifact " + e.Path)
+		if v.firstArtifact(e.Path) {
+			v.lineLocked("  artifact " + e.Path)
+		}
 	}
 	if v.live && (!v.drawn || time.Since(v.drewAt) >= redrawEvery) {
 		v.draw()
 	}
+}
+
+// maxShownArtifacts is how many distinct artifact paths the view prints,
+// as many as the runner keeps: a step that names its artifacts again and
+// again, or names thousands, does not flood the screen (the verdict says
+// when some were dropped).
+const maxShownArtifacts = 1000
+
+// firstArtifact reports whether path is an artifact to print: one not
+// printed yet, while there is room for it. v.mu is held.
+func (v *view) firstArtifact(path string) bool {
+	if v.shown[path] || len(v.shown) == maxShownArtifacts {
+		return false
+	}
+	if v.shown == nil {
+		v.shown = make(map[string]bool)
+	}
+	v.shown[path] = true
+	return true
 }
 
 // redrawEvery is how often events may redraw the status line: a step

@@ -31,3 +31,22 @@ func TestViewThrottlesRedraws(t *testing.T) {
 		t.Errorf("after an artifact line the status line must come back at once; got %q", out)
 	}
 }
+
+// An artifact is printed once, however often the step names it, and the
+// view prints at most maxShownArtifacts of them.
+func TestViewPrintsEachArtifactOnce(t *testing.T) {
+	var buf bytes.Buffer
+	v := &view{w: &buf, start: time.Now(), done: make(chan struct{})}
+	for range 3 {
+		v.event(&protocol.ArtifactEvent{Artifact: protocol.Artifact{Path: "report.txt"}})
+	}
+	if n := strings.Count(buf.String(), "artifact report.txt"); n != 1 {
+		t.Errorf("one artifact named 3 times printed %d times; want once:\n%s", n, buf.String())
+	}
+	for i := range maxShownArtifacts + 10 {
+		v.event(&protocol.ArtifactEvent{Artifact: protocol.Artifact{Path: "a" + strconv.Itoa(i)}})
+	}
+	if n := strings.Count(buf.String(), "  artifact "); n != maxShownArtifacts {
+		t.Errorf("%d artifact lines for %d distinct paths; want %d", n, maxShownArtifacts+11, maxShownArtifacts)
+	}
+}
