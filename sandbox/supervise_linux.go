@@ -232,6 +232,31 @@ func supervise(cmd *exec.Cmd, sigs <-chan os.Signal, stop *os.File) (int, error)
 // signalInside sends sig to every descendant of root that is not bwrap
 // itself: the step, whatever it started, and the bridge.
 func signalInside(root int, sig syscall.Signal) {
+	childrenOf := childLister()
+	queue := childrenOf(root)
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = append(queue[1:], childrenOf(pid)...)
+		if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); strings.TrimSpace(string(comm)) != "bwrap" {
+			_ = syscall.Kill(pid, sig)
+		}
+	}
+}
+
+// childLister returns a function that lists a process's children. It
+// reads each of the process's threads' children files, so that the cost
+// is the sandbox's processes, not the machine's; on a kernel without them
+// (CONFIG_PROC_CHILDREN), it reads the parent of every process once.
+func childLister() func(pid int) []int {
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d/task/%d/children", os.Getpid(), os.Getpid())); err == nil {
+		return childrenFiles
+	}
+	return walkParents()
+}
+
+// walkParents reads the parent of every process on the machine once, and
+// returns a function that lists a process's children from that.
+func walkParents() func(pid int) []int {
 	children := make(map[int][]int)
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, path := range stats {
@@ -240,14 +265,23 @@ func signalInside(root int, sig syscall.Signal) {
 			children[ppid] = append(children[ppid], pid)
 		}
 	}
-	queue := children[root]
-	for len(queue) > 0 {
-		pid := queue[0]
-		queue = append(queue[1:], children[pid]...)
-		if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); strings.TrimSpace(string(comm)) != "bwrap" {
-			_ = syscall.Kill(pid, sig)
+	return func(pid int) []int { return children[pid] }
+}
+
+// childrenFiles lists the children of pid from the children file of each
+// of its threads (a child is listed under the thread that forked it).
+func childrenFiles(pid int) []int {
+	files, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	var kids []int
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		for _, field := range strings.Fields(string(data)) {
+			if kid, err := strconv.Atoi(field); err == nil {
+				kids = append(kids, kid)
+			}
 		}
 	}
+	return kids
 }
 
 // reapAll kills every process left below the supervisor and waits for
