@@ -198,11 +198,27 @@ func TestStopIsGraceful(t *testing.T) {
 	t.Parallel()
 	self, _ := os.Executable()
 	cmd := exec.Command("/bin/sh", "-c", `trap 'echo got-term; exit 7' TERM; echo ready; sleep 60 & wait`)
-	sb, err := Wrap(cmd, &Policy{Backend: BackendBwrap, Network: NetworkAllowlist, Self: self})
+	_, r := startReady(t, cmd, &Policy{Backend: BackendBwrap, Network: NetworkAllowlist, Self: self})
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+	rest, _ := r.ReadString('\n')
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if rest != "got-term\n" || !errors.As(err, &ee) || ee.ExitCode() != 7 {
+		t.Errorf("after SIGTERM: %q, %v; want got-term and exit 7", rest, err)
+	}
+}
+
+// startReady wraps cmd in the sandbox of pol, starts it in a process group
+// of its own, as the runner does, and waits for its first line, "ready".
+// It returns the sandbox, closed when the test ends, and the rest of the
+// step's stdout.
+func startReady(t *testing.T, cmd *exec.Cmd, pol *Policy) (*Sandbox, *bufio.Reader) {
+	t.Helper()
+	sb, err := Wrap(cmd, pol)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sb.Close()
+	t.Cleanup(func() { sb.Close() })
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -216,11 +232,5 @@ func TestStopIsGraceful(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatalf("step said %q", line)
 	}
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-	rest, _ := r.ReadString('\n')
-	err = cmd.Wait()
-	var ee *exec.ExitError
-	if rest != "got-term\n" || !errors.As(err, &ee) || ee.ExitCode() != 7 {
-		t.Errorf("after SIGTERM: %q, %v; want got-term and exit 7", rest, err)
-	}
+	return sb, r
 }

@@ -271,25 +271,9 @@ while :; do sleep 0.05; done`
 	cmd.Dir = dir
 	pol := bwrapPolicy(dir)
 	pol.Self = self
-	sb, err := Wrap(cmd, pol)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sb.Close()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "ready\n" {
-		cmd.Process.Kill()
-		t.Fatalf("step said %q", line)
-	}
+	sb, _ := startReady(t, cmd, pol)
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) // as the runner's Stop
-	err = cmd.Wait()
+	err := cmd.Wait()
 	left, more := sb.Leftovers(true)
 	if err != nil || len(left) > 0 || more > 0 {
 		t.Errorf("exit %v, leftovers %v (+%d); want 0 and none", err, left, more)
