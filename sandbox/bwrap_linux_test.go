@@ -197,7 +197,7 @@ func TestStopIsGraceful(t *testing.T) {
 	needBwrap(t)
 	t.Parallel()
 	self, _ := os.Executable()
-	cmd := exec.Command("/bin/sh", "-c", `trap 'echo got-term; exit 7' TERM; echo ready; sleep 60 & wait`)
+	cmd := exec.Command("/bin/sh", "-c", `trap 'echo got-term; exit 7' TERM; sleep 60 & echo ready; wait`)
 	_, r := startReady(t, cmd, &Policy{Backend: BackendBwrap, Network: NetworkAllowlist, Self: self})
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 	rest, _ := r.ReadString('\n')
